@@ -1,0 +1,40 @@
+#pragma once
+// Domain errors: expected outcomes that a handler reports to the client. The only place
+// that maps them to HTTP statuses is status_of().
+#include <boost/beast/http/status.hpp>
+
+#include <stdexcept>
+#include <string>
+
+namespace queen::api {
+
+enum class error_code {
+    bad_request,         // 400
+    unauthorized,        // 401
+    forbidden,           // 403
+    not_found,           // 404
+    method_not_allowed,  // 405
+    conflict,            // 409
+    payload_too_large,   // 413
+    too_many_requests,   // 429 (with Retry-After)
+    unavailable,         // 503 (with Retry-After)
+};
+
+boost::beast::http::status status_of(error_code code);
+
+// Thrown by handlers for a domain error; caught once per request by the router.
+class api_error : public std::runtime_error {
+public:
+    api_error(error_code code, std::string message, int retry_after_seconds = 0)
+        : std::runtime_error(std::move(message)), code_(code), retry_after_(retry_after_seconds) {}
+    error_code code() const noexcept { return code_; }
+    int retry_after_seconds() const noexcept { return retry_after_; }
+
+private:
+    error_code code_;
+    int retry_after_;
+};
+
+inline api_error bad_request(std::string message) { return api_error(error_code::bad_request, std::move(message)); }
+
+}  // namespace queen::api

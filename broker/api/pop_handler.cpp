@@ -1,0 +1,211 @@
+#include "api/json_text.hpp"
+#include "api/routes.hpp"
+#include "core/message_id.hpp"
+#include "db/pg_binary.hpp"
+#include "http/responses.hpp"
+#include "log/log.hpp"
+#include "segment/segment_codec.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+namespace queen::api {
+
+namespace asio = boost::asio;
+
+namespace {
+
+struct claimed_partition {
+    std::int64_t partition_id = 0;
+    std::string name;
+    std::int64_t span_start = 0;  // exclusive
+    std::int64_t span_end = 0;    // inclusive
+};
+
+struct pop_result {
+    std::string lease_id;  // "" with autoAck
+    std::vector<claimed_partition> partitions;
+    std::string messages_json;
+    std::size_t message_count = 0;
+};
+
+std::string iso_param(std::int64_t unix_us) { return core::iso_time(unix_us); }
+
+// Runs queen.pop once and renders the messages of the claimed spans.
+asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params& p) {
+    std::string batch = std::to_string(p.batch), partitions = std::to_string(p.partitions);
+    std::string sub_at = p.subscription_at ? iso_param(*p.subscription_at) : std::string();
+    std::vector<db::pg_param> params{
+        db::pg_param::text(p.queue),
+        p.partition ? db::pg_param::text(*p.partition) : db::pg_param::null(),
+        db::pg_param::text(p.consumer_group),
+        db::pg_param::text(batch),
+        db::pg_param::text(partitions),
+        db::pg_param::text(p.auto_ack ? "true" : "false"),
+        db::pg_param::text(p.subscribe_all ? "true" : "false"),
+        p.subscription_at ? db::pg_param::text(sub_at) : db::pg_param::null()};
+    auto res = co_await ctx.pool.exec(
+        "SELECT partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_codec, seg_body "
+        "FROM queen.pop($1, $2, $3, $4::int, $5::int, $6::boolean, $7::boolean, $8::timestamptz)",
+        params, db::result_format::binary);
+
+    pop_result out;
+    std::string& m = out.messages_json;
+    m = "[";
+    for (int row = 0; row < res.rows(); ++row) {
+        std::int64_t pid = res.int64(row, 0);
+        if (out.partitions.empty() || out.partitions.back().partition_id != pid) {
+            out.partitions.push_back({pid, std::string(res.text(row, 1)), res.int64(row, 3), res.int64(row, 4)});
+            if (out.lease_id.empty() && !res.is_null(row, 2))
+                out.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
+        }
+        const auto& part = out.partitions.back();
+        const std::string pid_text = std::to_string(pid);
+        std::int64_t first = res.int64(row, 5);
+        auto segment = segment::decoded_segment::decode(res.bytes(row, 7));
+        std::int64_t offset = first;
+        for (const auto& f : segment.frames()) {
+            if (offset > part.span_start && offset <= part.span_end) {
+                if (out.message_count++) m += ',';
+                m += "{\"id\":\"" + core::message_id(pid, offset) + "\",\"transactionId\":";
+                append_json_string(m, f.transaction_id);
+                m += ",\"traceId\":";
+                if (f.trace_id) append_json_string(m, segment::uuid_to_string(*f.trace_id));
+                else m += "null";
+                m += ",\"data\":";
+                m += f.payload;
+                m += ",\"createdAt\":\"" + core::iso_time(f.created_at_us) + "\"";
+                m += ",\"offset\":" + std::to_string(offset);
+                m += ",\"partitionId\":\"" + pid_text + "\",\"partition\":";
+                append_json_string(m, part.name);
+                m += ",\"leaseId\":";
+                append_json_string(m, out.lease_id);
+                m += ",\"consumerGroup\":";
+                append_json_string(m, p.consumer_group);
+                m += ",\"producerSub\":";
+                if (f.producer_sub) append_json_string(m, *f.producer_sub);
+                else m += "null";
+                m += '}';
+            }
+            ++offset;
+        }
+    }
+    m += ']';
+    co_return out;
+}
+
+// State shared by a parked pop and the callbacks that wake it (all run on its strand).
+struct park_state {
+    explicit park_state(const asio::any_io_executor& ex) : timer(ex) {}
+    asio::steady_timer timer;
+    bool signaled = false;
+    bool client_gone = false;
+};
+
+// Watches the client's socket while a pop is parked: EOF or an error means it went away.
+void watch_client(asio::ip::tcp::socket& socket, std::shared_ptr<park_state> state) {
+    socket.async_wait(asio::socket_base::wait_read, [&socket, state](boost::system::error_code ec) {
+        if (ec) return;  // cancelled: the pop finished
+        char byte;
+        boost::system::error_code peek_ec;
+        std::size_t n = socket.receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, peek_ec);
+        if (n == 0 || peek_ec) {
+            state->client_gone = true;
+            state->timer.cancel();
+        }
+        // Otherwise the client pipelined another request: it is still there.
+    });
+}
+
+// Releases the lease of a pop whose response could not be written, and wakes parked pops.
+asio::awaitable<void> release_unwritten_lease(db::pg_pool* pool, core::push_notifier* notifier, std::string lease,
+                                              std::string group, std::string queue) {
+    try {
+        std::vector<db::pg_param> params{db::pg_param::text(lease), db::pg_param::text(group)};
+        co_await pool->exec("SELECT queen.release_lease($1::uuid, $2)", params);
+        notifier->queues_changed({queue});
+    } catch (const std::exception& e) {
+        log::warn("could not release lease {} of an unwritten pop: {}", lease, e.what());
+    }
+}
+
+}  // namespace
+
+// GET /api/v1/pop/queue/:queue[/partition/:partition]
+asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::request_context& rc) {
+    std::optional<std::string> partition;
+    if (rc.path_params.size() > 1) partition = rc.path_params[1];
+    auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
+
+    auto state = std::make_shared<park_state>(rc.executor);
+    std::uint64_t waiter = 0;
+    if (p.wait) {
+        auto executor = rc.executor;
+        waiter = ctx.waiters.add(p.queue, [state, executor] {
+            asio::post(executor, [state] {
+                state->signaled = true;
+                state->timer.cancel();
+            });
+        });
+        watch_client(rc.socket, state);
+    }
+    struct cleanup {
+        app::broker_context& ctx;
+        const std::string& queue;
+        std::uint64_t waiter;
+        asio::ip::tcp::socket& socket;
+        ~cleanup() {
+            if (!waiter) return;
+            ctx.waiters.remove(queue, waiter);
+            boost::system::error_code ignored;
+            socket.cancel(ignored);
+        }
+    } guard{ctx, p.queue, waiter, rc.socket};
+
+    for (;;) {
+        state->signaled = false;
+        auto result = co_await pop_once(ctx, p);
+        if (result.message_count > 0) {
+            if (!result.lease_id.empty()) {
+                // A response that cannot be written releases its lease at once.
+                auto* pool = &ctx.pool;
+                auto lease = result.lease_id;
+                auto group = p.consumer_group;
+                auto* notifier = &ctx.notifier;
+                auto queue = p.queue;
+                auto executor = rc.executor;
+                rc.on_write_failed = [pool, lease, group, notifier, queue, executor] {
+                    asio::co_spawn(executor, release_unwritten_lease(pool, notifier, lease, group, queue),
+                                   asio::detached);
+                };
+            }
+            std::string body = "{\"success\":true,\"queue\":";
+            append_json_string(body, p.queue);
+            body += ",\"partition\":";
+            append_json_string(body, result.partitions.front().name);
+            body += ",\"partitionId\":\"" + std::to_string(result.partitions.front().partition_id) + "\"";
+            body += ",\"leaseId\":";
+            append_json_string(body, result.lease_id);
+            body += ",\"consumerGroup\":";
+            append_json_string(body, p.consumer_group);
+            body += ",\"partitionsClaimed\":" + std::to_string(result.partitions.size());
+            body += ",\"messages\":" + result.messages_json + "}";
+            co_return http::json_text(http::bhttp::status::ok, std::move(body));
+        }
+        if (!p.wait || state->client_gone || std::chrono::steady_clock::now() >= deadline) break;
+        if (!state->signaled) {
+            state->timer.expires_at(std::min(deadline, std::chrono::steady_clock::now() + ctx.config.longpoll_recheck));
+            boost::system::error_code ec;
+            co_await state->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        if (state->client_gone) break;
+    }
+    co_return http::no_content();
+}
+
+}  // namespace queen::api

@@ -1,0 +1,88 @@
+#pragma once
+// Parsing and validation of request bodies and query strings into plain types. Pure
+// functions: they need no database, and throw api_error(bad_request, ...) naming exactly
+// what is wrong. Tolerances of API.md apply: null means absent for optional fields, unknown
+// keys are ignored, an unknown subscriptionMode means "all".
+#include "api/api_error.hpp"
+#include "core/push_types.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace queen::api {
+
+inline constexpr const char* queue_mode_group = "__QUEUE_MODE__";
+
+struct limits {
+    std::size_t max_push_items = 10000;
+    std::size_t max_pop_batch = 10000;
+    std::size_t max_name_bytes = 255;
+};
+
+// Parses a JSON body; 400 "malformed JSON: ..." when it is not JSON.
+nlohmann::json parse_json_body(std::string_view body);
+
+// POST /api/v1/push. Items keep request order. Missing transactionIds are generated.
+std::vector<core::push_item> parse_push(const nlohmann::json& body, const limits& lim);
+
+// A UUIDv7 string (time-ordered), used for generated transaction ids.
+std::string generate_uuid_v7();
+
+enum class ack_status { completed, failed, retry, dlq };
+const char* to_sql(ack_status s);
+
+struct ack_item {
+    std::string transaction_id;
+    std::string partition_id;             // as sent; resolved by the handler
+    ack_status status = ack_status::completed;
+    std::optional<std::string> error;
+    std::optional<std::string> lease_id;
+    std::optional<std::int64_t> offset;
+    std::string consumer_group;           // queue mode spelled __QUEUE_MODE__
+};
+
+// POST /api/v1/ack.
+ack_item parse_ack(const nlohmann::json& body);
+// POST /api/v1/ack/batch.
+std::vector<ack_item> parse_ack_batch(const nlohmann::json& body, const limits& lim);
+
+struct pop_params {
+    std::string queue;
+    std::optional<std::string> partition;
+    std::string consumer_group = queue_mode_group;
+    std::int64_t batch = 1;
+    std::int64_t partitions = 1;
+    bool wait = false;
+    std::int64_t timeout_ms = 30000;
+    bool auto_ack = false;
+    bool subscribe_all = true;                    // from the beginning
+    std::optional<std::int64_t> subscription_at;  // Unix µs; nullopt with !subscribe_all: now
+};
+
+// The pop routes' path parameters and query string.
+pop_params parse_pop(const std::string& queue, const std::optional<std::string>& partition,
+                     const std::map<std::string, std::string>& query, const limits& lim);
+
+struct configure_request {
+    std::string queue;
+    std::optional<std::string> namespace_name;
+    std::optional<std::string> task;
+    nlohmann::json options = nlohmann::json::object();  // validated options only
+};
+
+// POST /api/v1/configure.
+configure_request parse_configure(const nlohmann::json& body, const limits& lim);
+
+// Checks a queue or partition name: a string of 1..max bytes without NUL.
+void check_name(const std::string& what, const std::string& value, const limits& lim);
+
+// Query-string booleans: "true" and "1" are true, everything else false.
+bool query_bool(const std::string& value);
+
+}  // namespace queen::api

@@ -1,0 +1,48 @@
+#pragma once
+// Broker configuration, read once from the environment.
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace queen::config {
+
+struct broker_config {
+    std::string host = "0.0.0.0";
+    unsigned short port = 6632;
+    std::size_t threads = 0;                 // 0: hardware concurrency
+    // Database: empty conninfo means "start the embedded PostgreSQL".
+    std::string conninfo;
+    bool embedded = true;
+    std::string embedded_data_dir;           // QUEEN_DATA_DIR
+    std::size_t pool_size = 0;               // 0: derived from the cores
+    bool apply_schema = true;
+    // Limits (API.md).
+    std::size_t max_body_bytes = 64u << 20;
+    std::size_t max_push_items = 10000;
+    std::size_t max_pop_batch = 10000;
+    std::size_t max_name_bytes = 255;
+    // Timeouts.
+    std::chrono::seconds read_timeout{60};
+    std::chrono::seconds idle_timeout{75};
+    // Push fusion: how long a push waits for neighbours, and batch bounds.
+    std::chrono::microseconds push_fusion_wait{500};
+    std::size_t push_fusion_max_items = 20000;
+    // Long-poll: a parked pop re-checks at least this often (leases expire, delays pass).
+    std::chrono::milliseconds longpoll_recheck{1000};
+};
+
+// Reads the environment; throws std::invalid_argument naming the bad variable.
+broker_config from_environment();
+
+// Reads from an explicit map (tests).
+broker_config from_map(const std::map<std::string, std::string>& env);
+
+// Lines describing the configuration with secrets redacted.
+std::string describe(const broker_config& config);
+
+// conninfo with any password replaced by "***".
+std::string redact_conninfo(const std::string& conninfo);
+
+}  // namespace queen::config

@@ -1,0 +1,178 @@
+#include "core/push_fusion.hpp"
+
+#include "db/pg_array.hpp"
+#include "db/pg_binary.hpp"
+#include "log/log.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <map>
+#include <set>
+
+namespace queen::core {
+
+namespace asio = boost::asio;
+
+push_fusion::push_fusion(asio::any_io_executor executor, db::pg_pool& pool, push_notifier& notifier,
+                         push_fusion_options options)
+    : executor_(std::move(executor)), pool_(pool), notifier_(notifier), options_(options) {}
+
+asio::awaitable<std::vector<push_outcome>> push_fusion::push(std::vector<push_item> items) {
+    if (items.empty()) co_return std::vector<push_outcome>{};
+    // The items travel through a shared_ptr: the registration callback is a copyable function.
+    auto shared_items = std::make_shared<std::vector<push_item>>(std::move(items));
+    auto outcomes = co_await await_completion<std::vector<push_outcome>>(
+        [this, shared_items](completer<std::vector<push_outcome>> done) {
+            bool start = false;
+            {
+                std::lock_guard lock(mutex_);
+                pending_items_ += shared_items->size();
+                pending_.push_back(pending_request{std::move(*shared_items), std::move(done)});
+                maybe_schedule_locked(start);
+            }
+            if (start) asio::co_spawn(executor_, flush_after_wait(), asio::detached);
+        });
+    co_return outcomes;
+}
+
+void push_fusion::maybe_schedule_locked(bool& start_now) {
+    if (!scheduled_ && inflight_ < options_.max_inflight && !pending_.empty()) {
+        scheduled_ = true;
+        ++inflight_;
+        start_now = true;
+    }
+}
+
+asio::awaitable<void> push_fusion::flush_after_wait() {
+    if (options_.wait.count() > 0) {
+        asio::steady_timer timer(executor_, options_.wait);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+    std::vector<pending_request> batch;
+    {
+        std::lock_guard lock(mutex_);
+        std::size_t taken = 0;
+        std::size_t n = 0;
+        while (n < pending_.size() && (n == 0 || taken + pending_[n].items.size() <= options_.max_items)) {
+            taken += pending_[n].items.size();
+            ++n;
+        }
+        batch.assign(std::make_move_iterator(pending_.begin()), std::make_move_iterator(pending_.begin() + n));
+        pending_.erase(pending_.begin(), pending_.begin() + n);
+        pending_items_ -= taken;
+        scheduled_ = false;
+    }
+    co_await flush(std::move(batch));
+    bool start = false;
+    {
+        std::lock_guard lock(mutex_);
+        --inflight_;
+        maybe_schedule_locked(start);
+    }
+    if (start) asio::co_spawn(executor_, flush_after_wait(), asio::detached);
+}
+
+asio::awaitable<void> push_fusion::flush(std::vector<pending_request> batch) {
+    std::vector<const std::vector<push_item>*> requests;
+    for (auto& r : batch) requests.push_back(&r.items);
+    std::exception_ptr failure;
+    try {
+        auto results = co_await store(pool_, requests);
+        std::set<std::string> queues;
+        for (std::size_t i = 0; i < batch.size(); ++i)
+            for (std::size_t j = 0; j < batch[i].items.size(); ++j)
+                if (results[i][j].queued) queues.insert(batch[i].items[j].queue);
+        notifier_.queues_changed({queues.begin(), queues.end()});
+        for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done(nullptr, std::move(results[i]));
+        co_return;
+    } catch (const db::pg_error& e) {
+        if (e.kind() == db::pg_error_kind::connection_lost || batch.size() == 1) failure = std::current_exception();
+    } catch (...) {
+        if (batch.size() == 1) failure = std::current_exception();
+    }
+    if (failure) {
+        for (auto& r : batch) r.done(failure, {});
+        co_return;
+    }
+    // Isolation: one member's failure must not fail its neighbours.
+    log::warn("fused push of {} requests failed; retrying them one by one", batch.size());
+    for (auto& r : batch) {
+        try {
+            std::vector<const std::vector<push_item>*> single{&r.items};
+            auto results = co_await store(pool_, single);
+            std::set<std::string> queues;
+            for (std::size_t j = 0; j < r.items.size(); ++j)
+                if (results[0][j].queued) queues.insert(r.items[j].queue);
+            notifier_.queues_changed({queues.begin(), queues.end()});
+            r.done(nullptr, std::move(results[0]));
+        } catch (...) {
+            r.done(std::current_exception(), {});
+        }
+    }
+}
+
+asio::awaitable<std::vector<std::vector<push_outcome>>> push_fusion::store(
+    db::pg_pool& pool, const std::vector<const std::vector<push_item>*>& requests) {
+    // Group items by (queue, partition); the SQL takes items grouped by key.
+    std::map<std::pair<std::string_view, std::string_view>, std::vector<std::pair<std::size_t, std::size_t>>> keys;
+    for (std::size_t r = 0; r < requests.size(); ++r)
+        for (std::size_t i = 0; i < requests[r]->size(); ++i) {
+            const auto& item = (*requests[r])[i];
+            keys[{item.queue, item.partition}].emplace_back(r, i);
+        }
+    db::pg_array_builder queues, partitions, counts, txids, traces, producers, payloads;
+    std::vector<std::pair<std::size_t, std::size_t>> position;  // SQL item k-1 -> (request, item)
+    for (const auto& [key, members] : keys) {
+        queues.add(key.first);
+        partitions.add(key.second);
+        counts.add(static_cast<std::int64_t>(members.size()));
+        for (auto [r, i] : members) {
+            const auto& item = (*requests[r])[i];
+            txids.add(item.transaction_id);
+            traces.add_optional(item.trace_id ? std::optional<std::string_view>(*item.trace_id) : std::nullopt);
+            producers.add_optional(item.producer_sub ? std::optional<std::string_view>(*item.producer_sub) : std::nullopt);
+            payloads.add(item.payload);
+            position.emplace_back(r, i);
+        }
+    }
+    const std::string a1 = queues.finish(), a2 = partitions.finish(), a3 = counts.finish(), a4 = txids.finish(),
+                      a5 = traces.finish(), a6 = producers.finish(), a7 = payloads.finish();
+    const std::vector<db::pg_param> params{db::pg_param::text(a1), db::pg_param::text(a2), db::pg_param::text(a3),
+                                           db::pg_param::text(a4), db::pg_param::text(a5), db::pg_param::text(a6),
+                                           db::pg_param::text(a7)};
+    static constexpr const char* sql =
+        "SELECT item, status, partition_id, msg_offset, created_at FROM queen.push("
+        "$1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::text[])";
+
+    db::pg_result res;
+    for (int attempt = 1;; ++attempt) {
+        try {
+            res = co_await pool.exec(sql, params, db::result_format::binary);
+            break;
+        } catch (const db::pg_error& e) {
+            if (!e.retryable() || attempt >= 3) throw;
+        }
+    }
+    std::vector<std::vector<push_outcome>> out(requests.size());
+    for (std::size_t r = 0; r < requests.size(); ++r) out[r].resize(requests[r]->size());
+    for (int row = 0; row < res.rows(); ++row) {
+        auto k = static_cast<std::size_t>(res.int64(row, 0));
+        if (k < 1 || k > position.size()) throw std::runtime_error("queen.push returned an unknown item index");
+        auto [r, i] = position[k - 1];
+        push_outcome& o = out[r][i];
+        o.queued = res.text(row, 1) == "queued";
+        o.partition_id = res.int64(row, 2);
+        o.offset = res.int64(row, 3);
+        if (!res.is_null(row, 4)) o.created_at_us = db::timestamp_us(res, row, 4);
+    }
+    if (static_cast<std::size_t>(res.rows()) != position.size())
+        throw std::runtime_error("queen.push returned a different number of rows than items");
+    co_return out;
+}
+
+}  // namespace queen::core

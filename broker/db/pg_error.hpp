@@ -1,0 +1,33 @@
+#pragma once
+// Database errors as a value type that carries the SQLSTATE and classifies it.
+#include <stdexcept>
+#include <string>
+
+namespace queen::db {
+
+enum class pg_error_kind {
+    connection_lost,   // socket/connection failure, server shut down (class 08, 57P01..57P03)
+    unique_violation,  // 23505
+    serialization,     // 40001
+    deadlock,          // 40P01
+    raised,            // raised by our procedures with SQLSTATE class 'QN' (domain errors)
+    other
+};
+
+class pg_error : public std::runtime_error {
+public:
+    pg_error(pg_error_kind kind, std::string sqlstate, std::string message);
+    pg_error_kind kind() const noexcept { return kind_; }
+    const std::string& sqlstate() const noexcept { return sqlstate_; }
+    // True when the same statement may succeed if simply tried again.
+    bool retryable() const noexcept;
+
+private:
+    pg_error_kind kind_;
+    std::string sqlstate_;
+};
+
+// Maps a SQLSTATE to its kind.
+pg_error_kind classify_sqlstate(const std::string& sqlstate);
+
+}  // namespace queen::db

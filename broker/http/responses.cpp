@@ -1,0 +1,33 @@
+#include "http/responses.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace queen::http {
+
+void add_common_headers(response& res) {
+    res.set(bhttp::field::server, "queen");
+    res.set(bhttp::field::access_control_allow_origin, "*");
+}
+
+response json_text(bhttp::status status, std::string body, unsigned version) {
+    response res{status, version};
+    res.set(bhttp::field::content_type, "application/json");
+    res.body() = std::move(body);
+    res.prepare_payload();
+    return res;
+}
+
+response json(bhttp::status status, const nlohmann::json& body, unsigned version) {
+    return json_text(status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), version);
+}
+
+response no_content(unsigned version) {
+    response res{bhttp::status::no_content, version};
+    return res;
+}
+
+response error(bhttp::status status, const std::string& message, unsigned version) {
+    return json(status, nlohmann::json{{"error", message}}, version);
+}
+
+}  // namespace queen::http

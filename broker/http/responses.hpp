@@ -1,0 +1,21 @@
+#pragma once
+// Building responses: JSON bodies, the body-less 204, errors.
+#include "http/types.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace queen::http {
+
+// A JSON response with the given status; body is already-serialized JSON text.
+response json_text(bhttp::status status, std::string body, unsigned version = 11);
+response json(bhttp::status status, const nlohmann::json& body, unsigned version = 11);
+// 204 with no body and no Content-Length.
+response no_content(unsigned version = 11);
+// {"error": message}
+response error(bhttp::status status, const std::string& message, unsigned version = 11);
+// Headers every response carries (CORS).
+void add_common_headers(response& res);
+
+}  // namespace queen::http

@@ -1,0 +1,127 @@
+#include "http/router.hpp"
+
+#include "api/api_error.hpp"
+#include "db/pg_error.hpp"
+#include "http/responses.hpp"
+#include "http/url.hpp"
+#include "log/log.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace queen::http {
+namespace {
+
+std::vector<std::string> split_pattern(const std::string& pattern) {
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    while (start < pattern.size()) {
+        auto slash = pattern.find('/', start);
+        auto end = slash == std::string::npos ? pattern.size() : slash;
+        if (end > start) out.push_back(pattern.substr(start, end - start));
+        if (slash == std::string::npos) break;
+        start = slash + 1;
+    }
+    return out;
+}
+
+// Matches decoded segments against a pattern, collecting parameters.
+bool match(const std::vector<std::string>& pattern, const std::vector<std::string>& segments,
+           std::vector<std::string>& params) {
+    if (pattern.size() != segments.size()) return false;
+    params.clear();
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (!pattern[i].empty() && pattern[i][0] == ':') {
+            params.push_back(segments[i]);
+        } else if (pattern[i] != segments[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+void router::add(bhttp::verb method, std::string pattern, handler h) {
+    routes_.push_back(route{method, split_pattern(pattern), std::move(h)});
+}
+
+boost::asio::awaitable<response> router::dispatch(const request& req, boost::asio::ip::tcp::socket& socket,
+                                                  boost::asio::any_io_executor executor,
+                                                  std::function<void()>& on_write_failed) const {
+    const unsigned version = req.version();
+    auto target = parse_target(req.target());
+    if (!target) co_return error(bhttp::status::bad_request, "malformed percent-escape in the request target", version);
+    std::vector<std::string> segments;
+    for (const auto& raw : target->segments) {
+        auto decoded = percent_decode(raw, false);
+        if (!decoded) co_return error(bhttp::status::bad_request, "malformed percent-escape in the request path", version);
+        segments.push_back(std::move(*decoded));
+    }
+
+    std::vector<std::string> params;
+    const route* found = nullptr;
+    std::string allowed;
+    for (const auto& r : routes_) {
+        if (!match(r.pattern, segments, params)) continue;
+        if (!allowed.empty()) allowed += ", ";
+        allowed += std::string(bhttp::to_string(r.method));
+        if (r.method == req.method()) {
+            found = &r;
+            break;
+        }
+    }
+    if (req.method() == bhttp::verb::options) {
+        response res = no_content(version);
+        res.set(bhttp::field::access_control_allow_methods, "GET, POST, PUT, DELETE, OPTIONS");
+        res.set(bhttp::field::access_control_allow_headers, "Content-Type, Authorization");
+        res.set(bhttp::field::access_control_max_age, "86400");
+        co_return res;
+    }
+    if (!found) {
+        if (!allowed.empty()) {
+            response res = error(bhttp::status::method_not_allowed,
+                                 std::string("method ") + std::string(req.method_string()) + " is not allowed on " +
+                                     std::string(req.target().substr(0, req.target().find('?'))),
+                                 version);
+            res.set(bhttp::field::allow, allowed);
+            co_return res;
+        }
+        co_return error(bhttp::status::not_found, "no route for " + std::string(req.method_string()) + " " +
+                                                      std::string(req.target().substr(0, req.target().find('?'))),
+                        version);
+    }
+    // Re-match to collect this route's parameters (the loop may have matched others after).
+    match(found->pattern, segments, params);
+    request_context ctx{req, std::move(params), std::move(target->query), socket, executor, {}};
+    std::exception_ptr failure;
+    response res;
+    try {
+        res = co_await found->h(ctx);
+        on_write_failed = std::move(ctx.on_write_failed);
+        res.version(version);
+        co_return res;
+    } catch (const api::api_error& e) {
+        res = error(api::status_of(e.code()), e.what(), version);
+        if (e.retry_after_seconds() > 0) res.set(bhttp::field::retry_after, std::to_string(e.retry_after_seconds()));
+        co_return res;
+    } catch (const db::pg_error& e) {
+        if (e.kind() == db::pg_error_kind::connection_lost) {
+            log::warn("{} {}: database unavailable: {}", std::string(req.method_string()), std::string(req.target()),
+                      e.what());
+            res = error(bhttp::status::service_unavailable, "database unavailable", version);
+            res.set(bhttp::field::retry_after, "1");
+            co_return res;
+        }
+        log::error("{} {}: database error {}: {}", std::string(req.method_string()), std::string(req.target()),
+                   e.sqlstate(), e.what());
+    } catch (const std::exception& e) {
+        log::error("{} {}: unexpected failure: {}", std::string(req.method_string()), std::string(req.target()),
+                   e.what());
+    } catch (...) {
+        log::error("{} {}: unexpected failure of unknown type", std::string(req.method_string()),
+                   std::string(req.target()));
+    }
+    co_return error(bhttp::status::internal_server_error, "internal error", version);
+}
+
+}  // namespace queen::http

@@ -1,0 +1,129 @@
+#include "http/server.hpp"
+
+#include "http/responses.hpp"
+#include "log/log.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+namespace queen::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using asio::redirect_error;
+using asio::use_awaitable;
+
+namespace {
+
+// Serves requests on one connection until it closes, fails or times out.
+asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes, server_options options,
+                                  std::shared_ptr<std::atomic<std::size_t>> active) {
+    ++*active;
+    struct guard {
+        std::shared_ptr<std::atomic<std::size_t>> a;
+        ~guard() { --*a; }
+    } g{active};
+    beast::flat_buffer buffer;
+    beast::error_code ec;
+    bool first = true;
+    for (;;) {
+        bhttp::request_parser<bhttp::string_body> parser;
+        parser.body_limit(options.max_body_bytes);
+        parser.header_limit(64 * 1024);
+        stream.expires_after(first ? options.read_timeout : options.idle_timeout);
+        first = false;
+        co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+        if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
+        if (ec == bhttp::error::body_limit) {
+            response res = error(bhttp::status::payload_too_large,
+                                 "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
+            add_common_headers(res);
+            res.keep_alive(false);
+            stream.expires_after(options.write_timeout);
+            co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+            break;
+        }
+        if (ec) {
+            if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
+                // A malformed request: answer 400 once, then close.
+                response res = error(bhttp::status::bad_request, "malformed HTTP request: " + ec.message());
+                add_common_headers(res);
+                res.keep_alive(false);
+                stream.expires_after(options.write_timeout);
+                co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+            }
+            break;
+        }
+        request req = parser.release();
+        // Handlers may legitimately take long (long-poll); they bound themselves.
+        stream.expires_never();
+        std::function<void()> on_write_failed;
+        response res = co_await routes.dispatch(req, stream.socket(), stream.get_executor(), on_write_failed);
+        add_common_headers(res);
+        res.keep_alive(req.keep_alive());
+        stream.expires_after(options.write_timeout);
+        co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+        if (ec) {
+            if (on_write_failed) on_write_failed();
+            break;
+        }
+        if (!res.keep_alive()) break;
+    }
+    beast::error_code ignored;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    stream.close();
+}
+
+}  // namespace
+
+server::server(asio::io_context& ioc, const router& routes, server_options options)
+    : ioc_(ioc), routes_(routes), options_(std::move(options)), acceptor_(asio::make_strand(ioc)) {
+    auto address = asio::ip::make_address(options_.host);
+    asio::ip::tcp::endpoint endpoint{address, options_.port};
+    acceptor_.open(endpoint.protocol());
+    acceptor_.set_option(asio::socket_base::reuse_address(true));
+    acceptor_.bind(endpoint);
+    acceptor_.listen(asio::socket_base::max_listen_connections);
+    port_ = acceptor_.local_endpoint().port();
+}
+
+void server::start() {
+    asio::co_spawn(acceptor_.get_executor(), accept_loop(), asio::detached);
+}
+
+void server::stop() {
+    asio::post(acceptor_.get_executor(), [this] {
+        beast::error_code ignored;
+        acceptor_.close(ignored);
+    });
+}
+
+asio::awaitable<void> server::accept_loop() {
+    for (;;) {
+        beast::error_code ec;
+        auto socket = co_await acceptor_.async_accept(asio::make_strand(ioc_), redirect_error(use_awaitable, ec));
+        if (ec) {
+            if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
+            log::warn("accept failed: {}", ec.message());
+            continue;
+        }
+        socket.set_option(asio::ip::tcp::no_delay(true), ec);
+        auto executor = socket.get_executor();
+        asio::co_spawn(executor, run_session(beast::tcp_stream(std::move(socket)), routes_, options_, active_),
+                       [](std::exception_ptr e) {
+                           if (!e) return;
+                           try {
+                               std::rethrow_exception(e);
+                           } catch (const std::exception& ex) {
+                               log::error("session failed: {}", ex.what());
+                           }
+                       });
+    }
+}
+
+}  // namespace queen::http

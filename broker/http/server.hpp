@@ -1,0 +1,48 @@
+#pragma once
+// The HTTP/1.1 server: accepts connections and runs one session coroutine per connection on
+// its own strand. Sessions are bounded: a fresh parser per request with a body limit, a
+// timeout on every read and write, keep-alive. stop() closes the listener and lets
+// in-flight requests finish.
+#include "http/router.hpp"
+
+#include <utility>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+namespace queen::http {
+
+struct server_options {
+    std::string host = "0.0.0.0";
+    unsigned short port = 6632;
+    std::size_t max_body_bytes = 64u << 20;
+    std::chrono::seconds read_timeout{60};
+    std::chrono::seconds idle_timeout{75};
+    std::chrono::seconds write_timeout{60};
+};
+
+class server {
+public:
+    // Binds and listens; throws std::system_error when the address cannot be bound.
+    server(boost::asio::io_context& ioc, const router& routes, server_options options);
+    void start();
+    void stop();
+    unsigned short port() const noexcept { return port_; }
+    std::size_t active_sessions() const noexcept { return active_->load(); }
+
+private:
+    boost::asio::awaitable<void> accept_loop();
+
+    boost::asio::io_context& ioc_;
+    const router& routes_;
+    server_options options_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    unsigned short port_ = 0;
+    std::shared_ptr<std::atomic<std::size_t>> active_ = std::make_shared<std::atomic<std::size_t>>(0);
+};
+
+}  // namespace queen::http

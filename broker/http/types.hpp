@@ -1,0 +1,36 @@
+#pragma once
+// HTTP types shared by the server, the router and the handlers.
+#include <utility>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/http.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace queen::http {
+
+namespace bhttp = boost::beast::http;
+using request = bhttp::request<bhttp::string_body>;
+using response = bhttp::response<bhttp::string_body>;
+
+// What a handler sees of one request.
+struct request_context {
+    const request& req;
+    std::vector<std::string> path_params;           // percent-decoded, in pattern order
+    std::map<std::string, std::string> query;       // percent-decoded; last value wins
+    boost::asio::ip::tcp::socket& socket;           // to notice a client that goes away
+    boost::asio::any_io_executor executor;          // the connection's strand
+    // Called when the response could not be written (the client is gone).
+    std::function<void()> on_write_failed;
+
+    // Query value or nullptr.
+    const std::string* query_value(const std::string& key) const {
+        auto it = query.find(key);
+        return it == query.end() ? nullptr : &it->second;
+    }
+};
+
+}  // namespace queen::http

@@ -1,0 +1,131 @@
+// The queen broker: reads its configuration, starts (or connects to) PostgreSQL, applies the
+// schema, and serves the HTTP API until SIGINT/SIGTERM. main() only wires things together.
+#include "api/routes.hpp"
+#include "app/broker_context.hpp"
+#include "config/config.hpp"
+#include "core/pop_waiters.hpp"
+#include "core/push_fusion.hpp"
+#include "core/push_notifier.hpp"
+#include "db/pg_listener.hpp"
+#include "db/pg_pool.hpp"
+#include "embedded/embedded_postgres.hpp"
+#include "http/server.hpp"
+#include "log/log.hpp"
+#include "schema/migrator.hpp"
+
+#include <utility>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <functional>
+#include <optional>
+#include <random>
+#include <thread>
+#include <vector>
+
+using namespace queen;
+
+namespace {
+
+std::string random_instance_id() {
+    std::random_device rd;
+    return fmt::format("{:08x}{:08x}", rd(), rd());
+}
+
+int run() {
+    auto cfg = config::from_environment();
+    log::info("queen broker {} starting", QUEEN_VERSION);
+    log::info("{}", config::describe(cfg));
+
+    std::optional<embedded::embedded_postgres> embedded_db;
+    std::string conninfo = cfg.conninfo;
+    if (cfg.embedded) {
+        embedded::embedded_options opts;
+        if (!cfg.embedded_data_dir.empty()) opts.data_dir = cfg.embedded_data_dir;
+        embedded_db.emplace(opts);
+        conninfo = embedded_db->conninfo();
+        log::info("embedded PostgreSQL ready; inspect it with: {}", embedded_db->psql_command());
+    }
+
+    auto report = cfg.apply_schema ? schema::apply(conninfo) : schema::check(conninfo);
+    log::info("schema version {} ({} migrations applied now); no extension required", report.database_version,
+              report.applied);
+
+    boost::asio::io_context ioc(static_cast<int>(cfg.threads));
+    auto executor = ioc.get_executor();
+    db::pg_pool pool(executor, db::pg_pool_options{conninfo, cfg.pool_size});
+    core::pop_waiters waiters;
+    core::push_notifier notifier(executor, pool, waiters, random_instance_id());
+    core::push_fusion fusion(executor, pool, notifier,
+                             core::push_fusion_options{cfg.push_fusion_wait, cfg.push_fusion_max_items,
+                                                       std::max<std::size_t>(1, cfg.pool_size / 2)});
+    db::pg_listener listener(executor, conninfo, {core::push_notifier::channel},
+                             db::pg_listener_handlers{
+                                 [&notifier](const std::string&, const std::string& payload) {
+                                     notifier.on_notification(payload);
+                                 },
+                                 [&waiters] { waiters.wake_all(); }});
+
+    app::broker_context ctx{cfg,
+                            pool,
+                            fusion,
+                            notifier,
+                            waiters,
+                            api::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes},
+                            cfg.embedded ? "embedded" : "external",
+                            report.database_version};
+    http::router router;
+    api::register_routes(router, ctx);
+    http::server server(ioc, router,
+                        http::server_options{cfg.host, cfg.port, cfg.max_body_bytes, cfg.read_timeout,
+                                             cfg.idle_timeout, std::chrono::seconds(60)});
+    server.start();
+    listener.start();
+    log::info("listening on http://{}:{}", cfg.host, server.port());
+
+    boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+    boost::asio::steady_timer grace(ioc);
+    std::function<void()> poll_holder;
+    signals.async_wait([&](boost::system::error_code ec, int sig) {
+        if (ec) return;
+        log::info("signal {}: stopping (in-flight requests get up to 5 s)", sig);
+        server.stop();
+        listener.stop();
+        waiters.wake_all();
+        // Stop once no connection is left, or after 5 s.
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+        std::function<void()> poll = [&, deadline] {
+            if (server.active_sessions() == 0 || std::chrono::steady_clock::now() >= deadline) {
+                ioc.stop();
+                return;
+            }
+            grace.expires_after(std::chrono::milliseconds(100));
+            grace.async_wait([&](boost::system::error_code) { poll(); });
+        };
+        poll_holder = std::move(poll);
+        poll_holder();
+    });
+
+    std::vector<std::thread> threads;
+    for (std::size_t i = 1; i < cfg.threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
+    ioc.run();
+    for (auto& t : threads) t.join();
+    pool.close();
+    log::info("stopped");
+    return 0;
+}
+
+}  // namespace
+
+int main() {
+    try {
+        return run();
+    } catch (const std::invalid_argument& e) {
+        log::error("configuration error: {}", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        log::error("fatal: {}", e.what());
+        return 1;
+    }
+}

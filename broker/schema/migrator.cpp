@@ -1,0 +1,146 @@
+#include "schema/migrator.hpp"
+
+#include "log/log.hpp"
+#include "schema/sql_bundle.hpp"
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace queen::schema {
+namespace {
+
+// Advisory lock key shared by every broker applying the schema ("QUEENSCH").
+constexpr const char* lock_key = "5138047736113652040";
+
+using conn_ptr = std::unique_ptr<PGconn, decltype(&PQfinish)>;
+using result_ptr = std::unique_ptr<PGresult, decltype(&PQclear)>;
+
+conn_ptr connect_with_retry(const std::string& conninfo) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    for (;;) {
+        conn_ptr conn(PQconnectdb(conninfo.c_str()), &PQfinish);
+        if (conn && PQstatus(conn.get()) == CONNECTION_OK) return conn;
+        std::string why = conn ? PQerrorMessage(conn.get()) : "out of memory";
+        if (std::chrono::steady_clock::now() > deadline)
+            throw std::runtime_error("cannot connect to PostgreSQL: " + why);
+        log::warn("waiting for PostgreSQL: {}", why);
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+}
+
+result_ptr exec(PGconn* conn, const std::string& sql, const std::string& what) {
+    result_ptr res(PQexec(conn, sql.c_str()), &PQclear);
+    auto status = PQresultStatus(res.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+        std::string msg = PQerrorMessage(conn);
+        throw std::runtime_error(what + " failed: " + msg);
+    }
+    return res;
+}
+
+int version_of(std::string_view file_name) {
+    int v = 0;
+    for (char c : file_name) {
+        if (c < '0' || c > '9') break;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+int database_version(PGconn* conn) {
+    auto res = exec(conn,
+                    "SELECT CASE WHEN to_regclass('queen.schema_version') IS NULL THEN -1 "
+                    "ELSE (SELECT coalesce(max(version), 0) FROM queen.schema_version) END",
+                    "reading the schema version");
+    return std::stoi(PQgetvalue(res.get(), 0, 0));
+}
+
+void refuse_if_newer(int db_version) {
+    int known = embedded_schema_version();
+    if (db_version > known)
+        throw std::runtime_error("the database schema is at version " + std::to_string(db_version) +
+                                 ", newer than this broker knows (" + std::to_string(known) +
+                                 "); upgrade the broker before starting it against this database");
+}
+
+}  // namespace
+
+int embedded_schema_version() {
+    int v = 0;
+    for (const auto& m : embedded_migrations()) v = std::max(v, version_of(m.name));
+    return v;
+}
+
+migration_report apply(const std::string& conninfo) {
+    auto conn = connect_with_retry(conninfo);
+    PGconn* c = conn.get();
+    exec(c, "SET client_min_messages = warning", "setting client_min_messages");
+    exec(c, std::string("SELECT pg_advisory_lock(") + lock_key + ")", "taking the schema lock");
+    migration_report report;
+    try {
+        exec(c,
+             "CREATE SCHEMA IF NOT EXISTS queen; "
+             "CREATE TABLE IF NOT EXISTS queen.schema_version ("
+             "  version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+             "creating queen.schema_version");
+        int current = database_version(c);
+        refuse_if_newer(current);
+        for (const auto& m : embedded_migrations()) {
+            int v = version_of(m.name);
+            if (v <= current) continue;
+            exec(c, "BEGIN", "BEGIN");
+            try {
+                exec(c, std::string(m.text), "migration " + std::string(m.name));
+                std::string escaped_name;
+                for (char ch : m.name) {
+                    if (ch == '\'') escaped_name += '\'';
+                    escaped_name += ch;
+                }
+                exec(c,
+                     "INSERT INTO queen.schema_version (version, name) VALUES (" + std::to_string(v) + ", '" +
+                         escaped_name + "')",
+                     "recording migration " + std::string(m.name));
+                exec(c, "COMMIT", "COMMIT");
+            } catch (...) {
+                PQclear(PQexec(c, "ROLLBACK"));
+                throw;
+            }
+            log::info("schema: applied migration {}", m.name);
+            ++report.applied;
+        }
+        exec(c, "BEGIN", "BEGIN");
+        try {
+            for (const auto& p : embedded_procedures()) exec(c, std::string(p.text), "procedures " + std::string(p.name));
+            exec(c, "COMMIT", "COMMIT");
+        } catch (...) {
+            PQclear(PQexec(c, "ROLLBACK"));
+            throw;
+        }
+        report.database_version = database_version(c);
+    } catch (...) {
+        PQclear(PQexec(c, (std::string("SELECT pg_advisory_unlock(") + lock_key + ")").c_str()));
+        throw;
+    }
+    exec(c, std::string("SELECT pg_advisory_unlock(") + lock_key + ")", "releasing the schema lock");
+    return report;
+}
+
+migration_report check(const std::string& conninfo) {
+    auto conn = connect_with_retry(conninfo);
+    int v = database_version(conn.get());
+    if (v < 0)
+        throw std::runtime_error("the database has no queen schema and QUEEN_APPLY_SCHEMA=0; "
+                                 "start one broker with schema application enabled first");
+    refuse_if_newer(v);
+    if (v < embedded_schema_version())
+        log::warn("schema: database is at version {}, this broker knows {}; QUEEN_APPLY_SCHEMA=0 so nothing is applied",
+                  v, embedded_schema_version());
+    return {v, 0};
+}
+
+}  // namespace queen::schema

@@ -1,0 +1,24 @@
+#pragma once
+// Applies the embedded schema at boot: numbered migrations once each (recorded in
+// queen.schema_version), then every procedure file (CREATE OR REPLACE), all under a session
+// advisory lock so that brokers starting together take turns. A database whose schema is
+// newer than this broker's is refused with a clear message.
+#include <string>
+
+namespace queen::schema {
+
+struct migration_report {
+    int database_version = 0;   // after the run
+    int applied = 0;            // migrations applied by this run
+};
+
+// Highest migration number embedded in this binary.
+int embedded_schema_version();
+
+// Applies migrations and procedures; throws std::runtime_error with a clear message.
+migration_report apply(const std::string& conninfo);
+
+// Only checks compatibility (QUEEN_APPLY_SCHEMA=0); throws when the database is newer or missing.
+migration_report check(const std::string& conninfo);
+
+}  // namespace queen::schema

@@ -1,0 +1,18 @@
+#pragma once
+// The SQL of sql/ embedded at build time (cmake/embed_sql.cmake), sorted by file name.
+#include <string_view>
+#include <vector>
+
+namespace queen::schema {
+
+struct sql_file {
+    std::string_view name;
+    std::string_view text;
+};
+
+// Numbered DDL migrations (sql/migrations/NNNN_name.sql), applied once each.
+const std::vector<sql_file>& embedded_migrations();
+// Procedures and views (sql/procedures/*.sql), CREATE OR REPLACE, applied at every boot.
+const std::vector<sql_file>& embedded_procedures();
+
+}  // namespace queen::schema

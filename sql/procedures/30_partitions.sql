@@ -1,0 +1,60 @@
+-- Queue and partition rows.
+-- queen.ensure_queue(name): the queue's id, creating it with default options if missing.
+-- queen.ensure_partition(queue_id, name): the partition's id, creating it if missing,
+--   together with a cursor row for every consumer group already registered on the queue.
+-- Lock order: a new partition takes its queue row FOR SHARE before it is inserted, and a
+-- group's registration (pop.sql) takes the queue row FOR UPDATE, so a partition created
+-- concurrently with a group's first pop always gets a cursor for that group.
+
+CREATE OR REPLACE FUNCTION queen.ensure_queue(p_name text)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    SELECT id INTO v_id FROM queen.queues WHERE name = p_name;
+    IF FOUND THEN
+        RETURN v_id;
+    END IF;
+    INSERT INTO queen.queues (name) VALUES (p_name) ON CONFLICT (name) DO NOTHING RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+        SELECT id INTO v_id FROM queen.queues WHERE name = p_name;
+    END IF;
+    RETURN v_id;
+END;
+$$;
+COMMENT ON FUNCTION queen.ensure_queue(text) IS
+  'Id of the named queue, created with default options when missing.';
+
+CREATE OR REPLACE FUNCTION queen.ensure_partition(p_queue_id bigint, p_name text)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id bigint;
+BEGIN
+    SELECT id INTO v_id FROM queen.log_partitions WHERE queue_id = p_queue_id AND name = p_name;
+    IF FOUND THEN
+        RETURN v_id;
+    END IF;
+    PERFORM 1 FROM queen.queues WHERE id = p_queue_id FOR SHARE;
+    INSERT INTO queen.log_partitions (queue_id, name) VALUES (p_queue_id, p_name)
+    ON CONFLICT (queue_id, name) DO NOTHING
+    RETURNING id INTO v_id;
+    IF v_id IS NULL THEN
+        SELECT id INTO v_id FROM queen.log_partitions WHERE queue_id = p_queue_id AND name = p_name;
+        RETURN v_id;
+    END IF;
+    -- A new partition holds nothing older than any registered group's start.
+    INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
+    SELECT v_id, g.consumer_group, p_queue_id, 0
+      FROM queen.consumer_groups g
+      JOIN queen.queues q ON q.name = g.queue_name
+     WHERE q.id = p_queue_id
+    ON CONFLICT DO NOTHING;
+    RETURN v_id;
+END;
+$$;
+COMMENT ON FUNCTION queen.ensure_partition(bigint, text) IS
+  'Id of the partition, created when missing with a cursor for every registered group.';

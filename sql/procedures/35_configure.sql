@@ -1,0 +1,77 @@
+-- Queue configuration.
+-- queen.queue_options(queue row): the option set as API.md spells it (camelCase keys,
+--   JSON types), the one mapping between option names and columns.
+-- queen.configure(name, namespace, task, options): creates the queue and its Default
+--   partition when missing and REPLACES the whole option set: options absent from
+--   p_options (or null) return to the column defaults of migration 0001. Types and ranges
+--   are checked by the broker before the call.
+
+CREATE OR REPLACE FUNCTION queen.queue_options(q queen.queues)
+RETURNS jsonb
+LANGUAGE sql STABLE
+AS $$
+    SELECT jsonb_build_object(
+        'leaseTime', q.lease_time,
+        'retryLimit', q.retry_limit,
+        'retryDelay', q.retry_delay,
+        'priority', q.priority,
+        'delayedProcessing', q.delayed_processing,
+        'windowBuffer', q.window_buffer,
+        'maxSize', q.max_size,
+        'ttl', q.ttl,
+        'retentionEnabled', q.retention_enabled,
+        'retentionSeconds', q.retention_seconds,
+        'completedRetentionSeconds', q.completed_retention_seconds,
+        'maxWaitTimeSeconds', q.max_wait_time_seconds,
+        'deadLetterQueue', q.dead_letter_queue,
+        'dlqAfterMaxRetries', q.dlq_after_max_retries,
+        'encryptionEnabled', q.encryption_enabled,
+        'dedupWindowSeconds', q.dedup_window_seconds)
+$$;
+COMMENT ON FUNCTION queen.queue_options(queen.queues) IS
+  'A queue''s options with the names and JSON types of the HTTP API.';
+
+CREATE OR REPLACE FUNCTION queen.configure(p_name text, p_namespace text, p_task text, p_options jsonb)
+RETURNS TABLE(queue_id bigint, partition_id bigint, options jsonb)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id bigint;
+    o    jsonb := coalesce(p_options, '{}'::jsonb);
+BEGIN
+    v_id := queen.ensure_queue(p_name);
+    UPDATE queen.queues q SET
+        lease_time = DEFAULT, retry_limit = DEFAULT, retry_delay = DEFAULT, priority = DEFAULT,
+        delayed_processing = DEFAULT, window_buffer = DEFAULT, max_size = DEFAULT, ttl = DEFAULT,
+        retention_enabled = DEFAULT, retention_seconds = DEFAULT, completed_retention_seconds = DEFAULT,
+        max_wait_time_seconds = DEFAULT, dead_letter_queue = DEFAULT, dlq_after_max_retries = DEFAULT,
+        encryption_enabled = DEFAULT, dedup_window_seconds = DEFAULT
+     WHERE q.id = v_id;
+    UPDATE queen.queues q SET
+        namespace = p_namespace,
+        task = p_task,
+        lease_time = coalesce((o->>'leaseTime')::integer, q.lease_time),
+        retry_limit = coalesce((o->>'retryLimit')::integer, q.retry_limit),
+        retry_delay = coalesce((o->>'retryDelay')::integer, q.retry_delay),
+        priority = coalesce((o->>'priority')::integer, q.priority),
+        delayed_processing = coalesce((o->>'delayedProcessing')::integer, q.delayed_processing),
+        window_buffer = coalesce((o->>'windowBuffer')::integer, q.window_buffer),
+        max_size = coalesce((o->>'maxSize')::bigint, q.max_size),
+        ttl = coalesce((o->>'ttl')::integer, q.ttl),
+        retention_enabled = coalesce((o->>'retentionEnabled')::boolean, q.retention_enabled),
+        retention_seconds = coalesce((o->>'retentionSeconds')::integer, q.retention_seconds),
+        completed_retention_seconds = coalesce((o->>'completedRetentionSeconds')::integer, q.completed_retention_seconds),
+        max_wait_time_seconds = coalesce((o->>'maxWaitTimeSeconds')::integer, q.max_wait_time_seconds),
+        dead_letter_queue = coalesce((o->>'deadLetterQueue')::boolean, q.dead_letter_queue),
+        dlq_after_max_retries = coalesce((o->>'dlqAfterMaxRetries')::boolean, q.dlq_after_max_retries),
+        encryption_enabled = coalesce((o->>'encryptionEnabled')::boolean, q.encryption_enabled),
+        dedup_window_seconds = coalesce((o->>'dedupWindowSeconds')::integer, q.dedup_window_seconds),
+        updated_at = now()
+     WHERE q.id = v_id;
+    RETURN QUERY
+        SELECT q.id, queen.ensure_partition(q.id, 'Default'), queen.queue_options(q)
+          FROM queen.queues q WHERE q.id = v_id;
+END;
+$$;
+COMMENT ON FUNCTION queen.configure(text, text, text, jsonb) IS
+  'Creates or reconfigures a queue (whole option set replaced) and its Default partition.';

@@ -1,0 +1,126 @@
+-- queen.push: stores the items of one (possibly fused) push in ONE transaction.
+-- Inputs: per (queue, partition) key: p_queues[k], p_partitions[k], p_counts[k]; then the
+--   items, grouped by key in key order (the first p_counts[1] items belong to key 1, …):
+--   p_txids (non-NULL), p_trace_ids, p_producers, p_payloads (JSON text).
+-- Output: one row per item (item = its 1-based position in the item arrays):
+--   status 'queued' with its partition, offset and createdAt, or 'duplicate' with the
+--   partition and offset of the stored original (created_at NULL).
+-- Dedup: a transactionId stored in the partition within the queue's dedupWindowSeconds
+--   (by createdAt), or earlier in this call, is a duplicate; window 0 turns dedup off.
+-- Lock order: keys are processed sorted by (queue, partition) in byte order; each
+--   partition row is locked FOR UPDATE before offsets are allocated, so offsets are dense
+--   and monotone, and concurrent pushers cannot deadlock.
+-- Notifications are NOT sent here: the broker notifies after commit (DESIGN.md).
+
+CREATE OR REPLACE FUNCTION queen.push(
+    p_queues text[], p_partitions text[], p_counts integer[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    k          record;
+    v_queue_id bigint;
+    v_window   integer;
+    v_pid      bigint;
+    v_last     bigint;
+    v_last_at  timestamptz;
+    v_at       timestamptz;
+    v_items    integer[];
+    v_offsets  bigint[];
+    v_new      boolean[];
+    v_count    integer;
+BEGIN
+    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
+        RAISE EXCEPTION 'push: key arrays differ in length' USING ERRCODE = '22023';
+    END IF;
+    IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> cardinality(p_txids)
+       OR cardinality(p_txids) <> cardinality(p_trace_ids)
+       OR cardinality(p_txids) <> cardinality(p_producers)
+       OR cardinality(p_txids) <> cardinality(p_payloads) THEN
+        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
+    END IF;
+
+    FOR k IN
+        SELECT u.queue, u.part,
+               (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer AS lo,
+               (sum(u.cnt) OVER (ORDER BY u.ord))::integer AS hi
+          FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS u(queue, part, cnt, ord)
+         ORDER BY u.queue COLLATE "C", u.part COLLATE "C"
+    LOOP
+        CONTINUE WHEN k.hi < k.lo;
+        v_queue_id := queen.ensure_queue(k.queue);
+        SELECT q.dedup_window_seconds INTO v_window FROM queen.queues q WHERE q.id = v_queue_id;
+        v_pid := queen.ensure_partition(v_queue_id, k.part);
+        SELECT p.last_offset, p.last_created_at INTO v_last, v_last_at
+          FROM queen.log_partitions p WHERE p.id = v_pid FOR UPDATE;
+        -- createdAt is assigned here and never goes backwards within a partition.
+        v_at := greatest(now(), v_last_at);
+
+        WITH probed AS (
+            SELECT g.i, p_txids[g.i] AS txid, d.msg_offset AS old_offset
+              FROM generate_series(k.lo, k.hi) AS g(i)
+              LEFT JOIN queen.log_dedup d
+                ON v_window > 0
+               AND d.partition_id = v_pid
+               AND d.transaction_id = p_txids[g.i]
+               AND d.created_at > v_at - make_interval(secs => v_window)
+        ), ranked AS (
+            SELECT pr.*, row_number() OVER (PARTITION BY pr.txid ORDER BY pr.i) AS rn
+              FROM probed pr
+        ), numbered AS (
+            SELECT r.*,
+                   (r.old_offset IS NULL AND (v_window = 0 OR r.rn = 1)) AS is_new,
+                   count(*) FILTER (WHERE r.old_offset IS NULL AND (v_window = 0 OR r.rn = 1))
+                       OVER (ORDER BY r.i) AS new_rank
+              FROM ranked r
+        ), resolved AS (
+            SELECT n.i, n.is_new,
+                   CASE WHEN v_window = 0 THEN v_last + n.new_rank
+                        WHEN n.old_offset IS NOT NULL THEN n.old_offset
+                        ELSE v_last + first_value(n.new_rank) OVER (PARTITION BY n.txid ORDER BY n.i)
+                   END AS off
+              FROM numbered n
+        )
+        SELECT array_agg(r.i ORDER BY r.i), array_agg(r.off ORDER BY r.i), array_agg(r.is_new ORDER BY r.i)
+          INTO v_items, v_offsets, v_new
+          FROM resolved r;
+
+        SELECT count(*) INTO v_count FROM unnest(v_new) AS x(n) WHERE x.n;
+
+        IF v_count > 0 THEN
+            INSERT INTO queen.log_segments (partition_id, first_offset, last_offset, codec, created_at, body)
+            SELECT v_pid, v_last + 1, v_last + v_count, get_byte(seg.body, 5), v_at, seg.body
+              FROM (SELECT queen.pack_segment(
+                        v_at,
+                        array_agg(p_txids[x.i] ORDER BY x.i),
+                        array_agg(p_trace_ids[x.i] ORDER BY x.i),
+                        array_agg(p_producers[x.i] ORDER BY x.i),
+                        array_agg(p_payloads[x.i] ORDER BY x.i)) AS body
+                      FROM unnest(v_items, v_new) AS x(i, n)
+                     WHERE x.n) AS seg;
+
+            IF v_window > 0 THEN
+                INSERT INTO queen.log_dedup AS d (partition_id, transaction_id, msg_offset, created_at)
+                SELECT v_pid, p_txids[x.i], x.off, v_at
+                  FROM unnest(v_items, v_offsets, v_new) AS x(i, off, n)
+                 WHERE x.n
+                ON CONFLICT (partition_id, transaction_id)
+                DO UPDATE SET msg_offset = EXCLUDED.msg_offset, created_at = EXCLUDED.created_at;
+            END IF;
+
+            UPDATE queen.log_partitions p
+               SET last_offset = v_last + v_count, last_created_at = v_at, last_push_at = now()
+             WHERE p.id = v_pid;
+        END IF;
+
+        RETURN QUERY
+            SELECT x.i, CASE WHEN x.n THEN 'queued' ELSE 'duplicate' END, v_pid, x.off,
+                   CASE WHEN x.n THEN v_at END
+              FROM unnest(v_items, v_offsets, v_new) AS x(i, off, n);
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.push(text[], text[], integer[], text[], uuid[], text[], text[]) IS
+  'Stores pushed items, one segment per partition, with exact dedup; one row per item.';

@@ -1,0 +1,40 @@
+-- Consumer-group registration.
+-- queen.register_group(queue name, group, start): records the group's subscription start
+--   on its first pop of the queue (NULL = from the beginning; a start in the future is
+--   taken as now) and gives it a cursor on every existing partition, placed before the
+--   first message created at or after the start. Idempotent: a registered group keeps
+--   its start. Takes the queue row FOR UPDATE (see 30_partitions.sql for why).
+
+CREATE OR REPLACE FUNCTION queen.register_group(p_queue text, p_group text, p_start timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_queue_id bigint;
+    v_start    timestamptz := CASE WHEN p_start IS NULL THEN NULL ELSE least(p_start, now()) END;
+BEGIN
+    PERFORM 1 FROM queen.consumer_groups WHERE queue_name = p_queue AND consumer_group = p_group;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    SELECT id INTO v_queue_id FROM queen.queues WHERE name = p_queue FOR UPDATE;
+    INSERT INTO queen.consumer_groups (queue_name, consumer_group, subscription_at)
+    VALUES (p_queue, p_group, v_start)
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND OR v_queue_id IS NULL THEN
+        RETURN;
+    END IF;
+    INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
+    SELECT p.id, p_group, v_queue_id,
+           CASE WHEN v_start IS NULL THEN 0
+                ELSE coalesce((SELECT s.last_offset FROM queen.log_segments s
+                                WHERE s.partition_id = p.id AND s.created_at < v_start
+                                ORDER BY s.last_offset DESC LIMIT 1), 0)
+           END
+      FROM queen.log_partitions p
+     WHERE p.queue_id = v_queue_id
+    ON CONFLICT DO NOTHING;
+END;
+$$;
+COMMENT ON FUNCTION queen.register_group(text, text, timestamptz) IS
+  'Records a group''s subscription start on its first pop and creates its cursors.';

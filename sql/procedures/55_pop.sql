@@ -1,0 +1,147 @@
+-- queen.pop: claims leased spans for a consumer group and returns their segments.
+-- Inputs: queue name; partition name (NULL = any partition of the queue); group
+--   ('__QUEUE_MODE__' for queue mode); batch (total messages, >= 1); max partitions
+--   (>= 1); auto_ack; subscription start for a group's first pop (p_subscribe_all = true
+--   means from the beginning, else p_subscription_at, NULL meaning now).
+-- Output: one row per segment overlapping a claimed span, in claim order then offset
+--   order, each with its partition, the pop's lease id (NULL with auto_ack) and the span
+--   (span_start, span_end] — the caller trims the segments to it. No row: nothing to hand out.
+-- Claim: a partition is claimable when it has messages past the group's cursor, no live
+--   lease, no pending retryDelay, its window buffer has passed and its head is past its
+--   delay. Among claimable partitions the one whose oldest waiting message is oldest goes
+--   first. Cursor rows are locked FOR UPDATE SKIP LOCKED, so concurrent pops never wait on
+--   each other and never get the same span. Partition rows are not locked (pushers own them).
+-- Attempts: claiming a span whose lease expired unreleased counts one attempt for its
+--   head; a head that exhausts retryLimit this way is dead-lettered (reason lease_expired).
+
+CREATE OR REPLACE FUNCTION queen.pop(
+    p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
+    p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
+RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    q           record;
+    c           record;
+    v_lease     uuid := CASE WHEN p_auto_ack THEN NULL ELSE gen_random_uuid() END;
+    v_left      bigint := p_batch;
+    v_committed bigint;
+    v_attempts  integer;
+    v_attempt_at bigint;
+    v_end       bigint;
+    v_ready_end bigint;
+BEGIN
+    IF p_batch < 1 OR p_max_partitions < 1 THEN
+        RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
+    END IF;
+    PERFORM queen.register_group(p_queue, p_group,
+        CASE WHEN p_subscribe_all THEN NULL ELSE coalesce(p_subscription_at, now()) END);
+
+    SELECT qu.id, qu.lease_time, qu.retry_limit, qu.delayed_processing, qu.window_buffer INTO q
+      FROM queen.queues qu WHERE qu.name = p_queue;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+
+    FOR c IN
+        SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
+               lc.attempts_offset, p.last_offset, p.name
+          FROM queen.log_consumers lc
+          JOIN queen.log_partitions p ON p.id = lc.partition_id
+         WHERE lc.queue_id = q.id
+           AND lc.consumer_group = p_group
+           AND (p_partition IS NULL OR p.name = p_partition)
+           AND p.last_offset > lc.committed
+           AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
+           AND (lc.retry_at IS NULL OR lc.retry_at <= now())
+           AND (q.window_buffer = 0 OR p.last_created_at <= now() - make_interval(secs => q.window_buffer))
+         ORDER BY (SELECT s.created_at FROM queen.log_segments s
+                    WHERE s.partition_id = lc.partition_id AND s.last_offset > lc.committed
+                    ORDER BY s.last_offset LIMIT 1) NULLS LAST,
+                  lc.partition_id
+         LIMIT p_max_partitions
+           FOR UPDATE OF lc SKIP LOCKED
+    LOOP
+        EXIT WHEN v_left <= 0;
+        v_committed := c.committed;
+        v_attempts := c.attempts;
+        v_attempt_at := c.attempts_offset;
+
+        IF c.lease_id IS NOT NULL AND NOT c.lease_counted THEN
+            -- The previous lease expired unreleased: one attempt for its head.
+            v_attempts := CASE WHEN v_attempt_at = v_committed + 1 THEN v_attempts + 1 ELSE 1 END;
+            v_attempt_at := v_committed + 1;
+            IF v_attempts > q.retry_limit THEN
+                PERFORM queen.dead_letter(q.id, c.partition_id, v_committed + 1, p_group,
+                                          'lease expired', v_attempts, 'lease_expired');
+                v_committed := v_committed + 1;
+                v_attempts := 0;
+                v_attempt_at := 0;
+            END IF;
+        END IF;
+
+        v_end := least(c.last_offset, v_committed + v_left);
+        IF q.delayed_processing > 0 THEN
+            SELECT s.last_offset INTO v_ready_end FROM queen.log_segments s
+             WHERE s.partition_id = c.partition_id
+               AND s.created_at <= now() - make_interval(secs => q.delayed_processing)
+             ORDER BY s.last_offset DESC LIMIT 1;
+            v_end := least(v_end, coalesce(v_ready_end, 0));
+        END IF;
+
+        IF v_end <= v_committed THEN
+            UPDATE queen.log_consumers lc
+               SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
+                   lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
+             WHERE lc.partition_id = c.partition_id AND lc.consumer_group = p_group;
+            CONTINUE;
+        END IF;
+
+        IF p_auto_ack THEN
+            UPDATE queen.log_consumers lc
+               SET committed = v_end,
+                   attempts = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempts END,
+                   attempts_offset = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempt_at END,
+                   lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
+                   retry_at = NULL, last_claimed_at = now()
+             WHERE lc.partition_id = c.partition_id AND lc.consumer_group = p_group;
+        ELSE
+            UPDATE queen.log_consumers lc
+               SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
+                   lease_id = v_lease, lease_end = v_end,
+                   lease_expires_at = now() + make_interval(secs => q.lease_time),
+                   lease_counted = false, retry_at = NULL, last_claimed_at = now()
+             WHERE lc.partition_id = c.partition_id AND lc.consumer_group = p_group;
+        END IF;
+        v_left := v_left - (v_end - v_committed);
+
+        RETURN QUERY
+            SELECT c.partition_id, c.name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body
+              FROM queen.log_segments s
+             WHERE s.partition_id = c.partition_id
+               AND s.last_offset > v_committed
+               AND s.first_offset <= v_end
+             ORDER BY s.last_offset;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz) IS
+  'Claims leased spans for a group (SKIP LOCKED) and returns the segments that cover them.';
+
+-- queen.release_lease: gives up a lease without counting an attempt (a pop whose response
+-- could not be written). Returns the number of cursors released.
+CREATE OR REPLACE FUNCTION queen.release_lease(p_lease_id uuid, p_group text)
+RETURNS integer
+LANGUAGE sql
+AS $$
+    WITH released AS (
+        UPDATE queen.log_consumers lc
+           SET lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
+         WHERE lc.lease_id = p_lease_id AND lc.consumer_group = p_group
+        RETURNING 1)
+    SELECT count(*)::integer FROM released
+$$;
+COMMENT ON FUNCTION queen.release_lease(uuid, text) IS
+  'Releases every cursor lease with this id for the group, without counting an attempt.';

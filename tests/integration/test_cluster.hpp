@@ -1,0 +1,47 @@
+#pragma once
+// A throwaway PostgreSQL cluster for integration tests: a fresh directory under /tmp,
+// initdb, a server on 127.0.0.1 (a free TCP port) and its own socket directory, and a
+// database. stop()/start() restart it on the same data directory and port (outage tests);
+// the destructor stops it and removes everything. As root, the server runs as `postgres`.
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace queen::test {
+
+class test_cluster {
+public:
+    // `settings`: extra postgresql.conf settings, e.g. {{"log_min_messages", "debug1"}};
+    // values are quoted as configuration strings.
+    explicit test_cluster(std::map<std::string, std::string> settings = {}, std::string database = "queen_test");
+    ~test_cluster();
+    test_cluster(const test_cluster&) = delete;
+    test_cluster& operator=(const test_cluster&) = delete;
+
+    // TCP connection string: host=127.0.0.1 port=<port> dbname=<database> user=postgres
+    const std::string& conninfo() const noexcept { return conninfo_; }
+    int port() const noexcept { return port_; }
+    const std::string& database() const noexcept { return database_; }
+    const std::filesystem::path& directory() const noexcept { return root_; }
+    const std::filesystem::path& data_dir() const noexcept { return data_dir_; }
+    const std::filesystem::path& socket_dir() const noexcept { return socket_dir_; }
+    std::string conninfo_for(const std::string& dbname) const;
+
+    void stop();   // fast shutdown, waits
+    void start();  // (re)start on the same data directory and port, waits until ready
+    bool running() const noexcept { return running_; }
+
+    // Runs one statement synchronously; returns the first column of the first row as text
+    // ("" when there is no row or it is NULL). Throws std::runtime_error on failure.
+    std::string run_sql(const std::string& sql) const;
+
+private:
+    std::filesystem::path root_, data_dir_, socket_dir_, log_;
+    std::string bin_dir_;
+    std::string database_;
+    std::string conninfo_;
+    int port_ = 0;
+    bool running_ = false;
+};
+
+}  // namespace queen::test
