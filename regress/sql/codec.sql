@@ -90,7 +90,9 @@ SELECT queen.segment_frame_count(p.body) AS frame_count, count(*) AS rows,
 SELECT t, f.created_at = t AS same
   FROM unnest(ARRAY['1970-01-01 00:00:00+00', '1969-07-20 20:17:40.000001+00',
                     '2038-01-19 03:14:08.999999+00', '9999-12-31 23:59:59.999999+00',
-                    '0001-01-01 00:00:00+00']::timestamptz[]) t,
+                    '0001-01-01 00:00:00+00', '4713-11-24 00:00:00.000001+00 BC',
+                    '1500-01-01 00:00:00.000001+00', '294247-01-01 00:00:00.000001+00'
+                   ]::timestamptz[]) t,
        queen.segment_frames(queen.segment_pack_raw(t, ARRAY['x'], NULL, NULL, ARRAY['{}'])) f
  ORDER BY t;
 -- STRICT readers: NULL in, nothing out.
@@ -156,6 +158,8 @@ SELECT count(*) FROM golden g, queen.segment_frames(set_byte(g.body, 64, 255)) W
 SELECT queen.segment_pack_raw(NULL, ARRAY['t'], NULL, NULL, ARRAY['{}']);
 \echo :LAST_ERROR_SQLSTATE
 SELECT queen.segment_pack_raw('infinity', ARRAY['t'], NULL, NULL, ARRAY['{}']);
+\echo :LAST_ERROR_SQLSTATE
+SELECT queen.segment_pack_raw('294248-01-01 00:00:00+00', ARRAY['t'], NULL, NULL, ARRAY['{}']);
 \echo :LAST_ERROR_SQLSTATE
 SELECT queen.segment_pack_raw(now(), ARRAY[]::text[], NULL, NULL, ARRAY[]::text[]);
 \echo :LAST_ERROR_SQLSTATE

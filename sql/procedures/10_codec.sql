@@ -115,6 +115,7 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 AS $fn$
 DECLARE
     v_n        int := cardinality(p_txids);
+    v_us       numeric;
     v_ts       bytea;
     v_count    int;
     v_raw      bigint;
@@ -141,7 +142,12 @@ BEGIN
                   HINT = 'trace_ids and producers may be NULL (no trace id, no producer for every frame) or have NULL elements.';
     END IF;
 
-    v_ts := int8send((extract(epoch FROM p_created_at) * 1000000)::bigint);
+    v_us := extract(epoch FROM p_created_at) * 1000000;  -- numeric: exact
+    IF v_us > 9223372036854775807 THEN
+        RAISE EXCEPTION 'segment_pack_raw: created_at % is beyond the 64-bit microsecond range',
+            p_created_at USING ERRCODE = '22023';
+    END IF;
+    v_ts := int8send(v_us::bigint);
 
     SELECT count(*)::int,
            sum(octet_length(f.frame)),
@@ -315,7 +321,11 @@ BEGIN
         payload := convert_from(substring(b from p + 1 for v_yl::int), 'UTF8');
 
         idx := i;
-        created_at := timestamptz 'epoch' + v_us * interval '1 microsecond';
+        -- Exact for every int64: each product of the bigint and the interval stays below
+        -- 2^53 significant bits (interval multiplication goes through float8).
+        created_at := timestamptz 'epoch'
+                      + (v_us / 1000000000000) * interval '1000000 seconds'
+                      + (v_us % 1000000000000) * interval '1 microsecond';
         RETURN NEXT;
         v_pos := v_fend;
     END LOOP;

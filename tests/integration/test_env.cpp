@@ -1,0 +1,77 @@
+#include "test_env.hpp"
+
+#include <atomic>
+#include <memory>
+
+namespace queen::test {
+namespace {
+
+struct shared_env {
+    std::unique_ptr<test_cluster> cluster;
+    std::unique_ptr<broker_process> broker;
+    ~shared_env() {
+        broker.reset();
+        cluster.reset();
+    }
+};
+
+shared_env& env() {
+    static shared_env e;
+    return e;
+}
+
+}  // namespace
+
+test_cluster& cluster() {
+    auto& e = env();
+    if (!e.cluster) e.cluster = std::make_unique<test_cluster>();
+    return *e.cluster;
+}
+
+broker_process& broker() {
+    auto& e = env();
+    if (!e.broker) e.broker = std::make_unique<broker_process>(cluster().conninfo());
+    return *e.broker;
+}
+
+http_client client() { return http_client("127.0.0.1", broker().port()); }
+http_client client_of(const broker_process& b) { return http_client("127.0.0.1", b.port()); }
+
+std::string unique_name(const std::string& prefix) {
+    static std::atomic<int> counter{0};
+    return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
+}
+
+nlohmann::json push_payloads(http_client& c, const std::string& queue, const std::string& partition,
+                             const std::vector<nlohmann::json>& payloads) {
+    nlohmann::json items = nlohmann::json::array();
+    for (const auto& p : payloads) {
+        nlohmann::json item{{"queue", queue}, {"payload", p}};
+        if (!partition.empty()) item["partition"] = partition;
+        items.push_back(item);
+    }
+    auto r = c.post("/api/v1/push", nlohmann::json{{"items", items}});
+    if (r.status != 201) throw std::runtime_error("push failed: " + std::to_string(r.status) + " " + r.body);
+    return r.json();
+}
+
+http_reply pop(http_client& c, const std::string& queue, const std::string& query, const std::string& partition) {
+    std::string target = "/api/v1/pop/queue/" + url_encode(queue);
+    if (!partition.empty()) target += "/partition/" + url_encode(partition);
+    if (!query.empty()) target += "?" + query;
+    return c.get(target);
+}
+
+nlohmann::json ack(http_client& c, const nlohmann::json& message, const std::string& status, const std::string& group) {
+    nlohmann::json body{{"transactionId", message["transactionId"]},
+                        {"partitionId", message["partitionId"]},
+                        {"leaseId", message["leaseId"]},
+                        {"status", status},
+                        {"consumerGroup", group.empty() ? nlohmann::json() : nlohmann::json(group)},
+                        {"error", nullptr}};
+    auto r = c.post("/api/v1/ack", body);
+    if (r.status != 200) throw std::runtime_error("ack failed: " + std::to_string(r.status) + " " + r.body);
+    return r.json();
+}
+
+}  // namespace queen::test

@@ -1,0 +1,34 @@
+#pragma once
+// Shared fixtures of the integration suite: one throwaway PostgreSQL cluster and one default
+// broker for the whole binary (created on first use), plus helpers. Tests isolate themselves
+// with unique queue names; tests that need their own broker settings start a broker_process.
+#include "broker_process.hpp"
+#include "http_client.hpp"
+#include "test_cluster.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace queen::test {
+
+test_cluster& cluster();
+broker_process& broker();
+http_client client();                              // a new connection to the default broker
+http_client client_of(const broker_process& b);
+std::string unique_name(const std::string& prefix);
+
+// POST /api/v1/push of {queue, partition, payload} items (partition "" means omitted).
+nlohmann::json push_payloads(http_client& c, const std::string& queue, const std::string& partition,
+                             const std::vector<nlohmann::json>& payloads);
+
+// GET pop; returns the reply (status 200 with messages, or 204).
+http_reply pop(http_client& c, const std::string& queue, const std::string& query = "",
+               const std::string& partition = "");
+
+// Acks one message (as existing clients do: transactionId + partitionId + leaseId).
+nlohmann::json ack(http_client& c, const nlohmann::json& message, const std::string& status = "completed",
+                   const std::string& group = "");
+
+}  // namespace queen::test
