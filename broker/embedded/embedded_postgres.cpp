@@ -273,6 +273,20 @@ void check_reachable(const fs::path& dir, const server_user& user) {
         dir.string(), user.name, blocked, blocked));
 }
 
+// Creates the missing directories of `dir` as 0755 whatever the umask, so that the server
+// user can traverse the ones we created.
+void create_parents(const fs::path& dir) {
+    fs::path acc;
+    for (const auto& part : dir) {
+        acc /= part;
+        if (mkdir(acc.c_str(), 0755) == 0) {
+            (void)chmod(acc.c_str(), 0755);
+        } else if (errno != EEXIST) {
+            throw std::runtime_error(fmt::format("cannot create the directory {}: {}", acc.string(), errno_text(errno)));
+        }
+    }
+}
+
 struct pid_file {
     long pid = 0;
     int port = 0;
@@ -419,10 +433,7 @@ embedded_postgres::embedded_postgres(embedded_options options) : options_(std::m
 
     // Data directory (and its parents).
     fs::path data = options_.data_dir;
-    std::error_code ec;
-    fs::create_directories(data.parent_path(), ec);
-    if (ec)
-        throw std::runtime_error(fmt::format("cannot create {}: {}", data.parent_path().string(), ec.message()));
+    create_parents(data.parent_path());
     if (mkdir(data.c_str(), 0700) != 0 && errno != EEXIST)
         throw std::runtime_error(fmt::format("cannot create the data directory {}: {}", data.string(), errno_text(errno)));
     data = fs::canonical(data);

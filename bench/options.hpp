@@ -1,0 +1,58 @@
+#pragma once
+// Command-line options of queen_bench: parsing, defaults, validation and the condition line.
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace queen::bench {
+
+enum class run_mode { push, consume, both };
+
+const char* to_string(run_mode m);
+
+struct options {
+    std::string url = "http://127.0.0.1:6632";
+    std::string host = "127.0.0.1";  // parsed from url
+    std::string port = "6632";       // parsed from url
+    std::string base_path;           // parsed from url, without a trailing '/'
+
+    std::size_t messages = 100000;
+    std::size_t partitions = 100;
+    std::size_t connections = 16;
+    std::size_t producers = 0;  // resolved from connections/mode unless given
+    std::size_t consumers = 0;
+    std::size_t push_batch = 100;
+    std::size_t pop_batch = 100;
+    std::size_t pop_partitions = 1;  // `partitions` query parameter of the queue-wide pop
+    std::size_t payload_bytes = 200;
+    std::string queue;  // empty on the command line: a fresh unique name
+    bool queue_given = false;
+    run_mode mode = run_mode::both;
+    std::string consumer_group;  // empty: queue mode
+    bool wait = false;
+    unsigned wait_timeout_ms = 2000;
+    bool auto_ack = false;
+    bool dedup = true;  // transactionIds are always set by the client
+    unsigned max_seconds = 600;
+    unsigned idle_sleep_ms = 10;  // pause after an empty pop without --wait
+    unsigned request_timeout_s = 60;
+    unsigned threads = 2;
+    bool json = false;
+    std::string json_out;  // append the JSON result to this file as well
+    std::string label;
+    bool quiet = false;
+};
+
+struct usage_error : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Parses argv; throws usage_error. Returns false when --help was asked (usage printed).
+bool parse_options(int argc, char** argv, options& out);
+
+std::string usage_text();
+
+// "messages=… partitions=… …": every condition that shapes the figures.
+std::string condition_line(const options& o);
+
+}  // namespace queen::bench
