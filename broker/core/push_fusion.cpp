@@ -25,7 +25,9 @@ asio::awaitable<std::vector<push_outcome>> push_fusion::push(std::vector<push_it
     if (items.empty()) co_return std::vector<push_outcome>{};
     // The items travel through a shared_ptr: the registration callback is a copyable function.
     auto shared_items = std::make_shared<std::vector<push_item>>(std::move(items));
-    auto outcomes = co_await await_completion<std::vector<push_outcome>>(
+    // A named function, not a lambda inside the co_await: GCC 12 destroys the captures of
+    // a lambda written inside a co_await expression twice.
+    std::function<void(completer<std::vector<push_outcome>>)> enqueue =
         [this, shared_items](completer<std::vector<push_outcome>> done) {
             bool start = false;
             {
@@ -35,7 +37,8 @@ asio::awaitable<std::vector<push_outcome>> push_fusion::push(std::vector<push_it
                 maybe_schedule_locked(start);
             }
             if (start) asio::co_spawn(executor_, flush_after_wait(), asio::detached);
-        });
+        };
+    auto outcomes = co_await await_completion<std::vector<push_outcome>>(std::move(enqueue));
     co_return outcomes;
 }
 

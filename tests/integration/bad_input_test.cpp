@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <future>
 #include <string>
@@ -547,7 +548,8 @@ TEST(TolerantInput, AckAcceptsNullOptionalFields) {
     p = pop(c, q, "batch=2");
     ASSERT_EQ(p.status, 200) << p.body;
     json acks = json::array();
-    for (const auto& msg : p.json()["messages"])
+    const json second = p.json();
+    for (const auto& msg : second["messages"])
         acks.push_back(json{{"transactionId", msg["transactionId"]}, {"partitionId", msg["partitionId"]},
                             {"status", nullptr}, {"error", nullptr}, {"leaseId", nullptr}});
     r = c.post("/api/v1/ack/batch", json{{"consumerGroup", nullptr}, {"acknowledgments", acks}});
@@ -622,7 +624,7 @@ TEST(TolerantInput, BooleanQueryValuesTrueAndOne) {
         EXPECT_EQ(p.json()["messages"][0]["leaseId"], "") << v;
         EXPECT_EQ(cluster().run_sql("SELECT format('%s/%s', c.committed, c.lease_id IS NULL) FROM queen.log_consumers c "
                                     "JOIN queen.queues q ON q.id = c.queue_id WHERE q.name = " + quote(q)),
-                  "1/true")
+                  "1/t")
             << v;
     }
     for (const std::string v : {"yes", "TRUE", "0", "false", ""}) {
