@@ -1,4 +1,4 @@
--- The pure-SQL segment codec (sql/procedures/codec.sql) against the v1 golden vectors of
+-- The pure-SQL segment codec (sql/procedures/10_codec.sql) against the v1 golden vectors of
 -- tests/unit/segment_golden_test.cpp, round trips, and corrupt input.
 SET timezone = 'UTC';
 SET datestyle = 'ISO, YMD';
@@ -66,26 +66,27 @@ SELECT f.idx, f.created_at, length(f.transaction_id) AS txid_chars, f.trace_id,
                                                    i.traces, i.producers, i.payloads)) f
  ORDER BY f.idx;
 -- 10,000 frames, every one equal to its input.
-WITH input AS (
-  SELECT array_agg('tx-' || i ORDER BY i) AS txids,
-         array_agg(CASE WHEN i % 2 = 0 THEN md5(i::text)::uuid END ORDER BY i) AS traces,
-         array_agg(CASE WHEN i % 3 = 0 THEN 'producer-' || (i % 7) END ORDER BY i) AS producers,
-         array_agg('{"i":' || i || ',"s":"' || repeat('é', i % 50) || '"}' ORDER BY i) AS payloads
-    FROM generate_series(1, 10000) i),
-packed AS (
-  SELECT i.*, queen.segment_pack_raw('2000-01-01 00:00:00+00', txids, traces, producers,
-                                     payloads) AS body
-    FROM input i)
-SELECT queen.segment_frame_count(p.body) AS frame_count, count(*) AS rows,
-       count(*) FILTER (WHERE f.idx = f.n - 1 AND f.created_at = '2000-01-01 00:00:00+00'
-                          AND f.transaction_id = p.txids[f.n]
-                          AND f.trace_id IS NOT DISTINCT FROM p.traces[f.n]
-                          AND f.producer_sub IS NOT DISTINCT FROM p.producers[f.n]
-                          AND f.payload = p.payloads[f.n]) AS equal_rows
-  FROM packed p,
-       queen.segment_frames(p.body) WITH ORDINALITY AS f(idx, created_at, transaction_id,
-                                                        trace_id, producer_sub, payload, n)
- GROUP BY p.body;
+CREATE TEMP TABLE many AS
+  SELECT i, 'tx-' || i AS txid,
+         CASE WHEN i % 2 = 0 THEN md5(i::text)::uuid END AS trace,
+         CASE WHEN i % 3 = 0 THEN 'producer-' || (i % 7) END AS producer,
+         '{"i":' || i || ',"s":"' || repeat('é', i % 50) || '"}' AS payload
+    FROM generate_series(1, 10000) i;
+CREATE TEMP TABLE many_packed AS
+  SELECT queen.segment_pack_raw('2000-01-01 00:00:00+00', array_agg(txid ORDER BY i),
+                                array_agg(trace ORDER BY i), array_agg(producer ORDER BY i),
+                                array_agg(payload ORDER BY i)) AS body
+    FROM many;
+SELECT queen.segment_codec(body), queen.segment_frame_count(body), octet_length(body)
+  FROM many_packed;
+SELECT count(*) AS rows,
+       count(*) FILTER (WHERE f.created_at = '2000-01-01 00:00:00+00'
+                          AND f.transaction_id = m.txid
+                          AND f.trace_id IS NOT DISTINCT FROM m.trace
+                          AND f.producer_sub IS NOT DISTINCT FROM m.producer
+                          AND f.payload = m.payload) AS equal_rows
+  FROM many_packed p, queen.segment_frames(p.body) f
+  JOIN many m ON m.i = f.idx + 1;
 -- created_at survives to the microsecond, before and after the epoch.
 SELECT t, f.created_at = t AS same
   FROM unnest(ARRAY['1970-01-01 00:00:00+00', '1969-07-20 20:17:40.000001+00',
@@ -192,4 +193,4 @@ SELECT p.oid::regprocedure AS function, pg_get_function_result(p.oid) AS result,
                  'queen.segment_frame_count(bytea)'::regprocedure,
                  'queen.segment_frames(bytea)'::regprocedure,
                  'queen.segment_pack_raw(timestamptz, text[], uuid[], text[], text[])'::regprocedure)
- ORDER BY 1::text;
+ ORDER BY p.oid::regprocedure::text;

@@ -14,6 +14,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <string>
 #include <thread>
@@ -132,6 +133,7 @@ TEST(BadInput, PushRejectsBadBodiesAndWritesNothing) {
         {"empty body", "POST", "/api/v1/push", "", 400, "body"},
         {"body is an array", "POST", "/api/v1/push", json::array({item(q)}).dump(), 400, "JSON object"},
         {"body is a string", "POST", "/api/v1/push", R"("items")", 400, "JSON object"},
+        {"body is null", "POST", "/api/v1/push", "null", 400, "JSON object"},
         {"items missing", "POST", "/api/v1/push", json{{"itemz", json::array({item(q)})}}.dump(), 400,
          "items is required"},
         {"items null", "POST", "/api/v1/push", R"({"items": null})", 400, "items is required"},
@@ -193,6 +195,21 @@ TEST(BadInput, PushLimitsAnswer413AndWriteNothing) {
         {"body beyond QUEEN_MAX_BODY_BYTES", "POST", "/api/v1/push", json{{"items", big}}.dump(), 413, "4096"},
     };
     run_cases(limited.port(), cases, {q});
+
+    // A chunked body (no Content-Length) beyond the limit is refused the same way.
+    {
+        http_client raw_client = client_of(limited);
+        const std::string chunk = json{{"items", big}}.dump();
+        char size_hex[32];
+        std::snprintf(size_hex, sizeof size_hex, "%zx", chunk.size());
+        const std::string answer = raw_client.raw(
+            "POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            "Transfer-Encoding: chunked\r\n\r\n" + std::string(size_hex) + "\r\n" + chunk + "\r\n0\r\n\r\n");
+        EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer.substr(0, 300);
+        EXPECT_NE(answer.find("\"error\""), std::string::npos) << answer.substr(0, 300);
+        EXPECT_NE(answer.find("Access-Control-Allow-Origin: *"), std::string::npos) << answer.substr(0, 300);
+        EXPECT_EQ(footprint(q), empty_footprint_but_segments(all_segments()));
+    }
 
     // Within both limits: accepted, all three stored in order.
     http_client c = client_of(limited);
@@ -296,7 +313,11 @@ TEST(BadInput, PopRejectsBadQueryAndRegistersNothing) {
         {"batch not a number", "GET", base + "?batch=abc", "", 400, "batch must be an integer"},
         {"batch with trailing junk", "GET", base + "?batch=5x", "", 400, "batch must be an integer"},
         {"batch on the partition route", "GET", base + "/partition/Default?batch=0", "", 400, "batch"},
+        {"batch above the limit", "GET", base + "?batch=10001", "", 400, "batch must be between 1 and 10000"},
         {"partitions zero", "GET", base + "?partitions=0", "", 400, "partitions"},
+        {"timeout not a number", "GET", base + "?wait=true&timeout=soon", "", 400, "timeout must be an integer"},
+        {"consumerGroup 256 bytes", "GET", base + "?consumerGroup=" + std::string(256, 'g'), "", 400,
+         "consumerGroup"},
         {"timeout negative", "GET", base + "?wait=true&timeout=-1", "", 400, "timeout"},
         {"subscriptionFrom garbage", "GET", base + "?consumerGroup=g1&subscriptionFrom=garbage", "", 400,
          "subscriptionFrom"},
@@ -374,6 +395,17 @@ TEST(BadInput, UnknownRouteIs404AndWrongMethodIs405) {
     auto r = c.get("/api/v1/push");
     ASSERT_TRUE(r.has_header("allow"));
     EXPECT_NE(r.headers.at("allow").find("POST"), std::string::npos) << r.headers.at("allow");
+}
+
+TEST(BadInput, MalformedHttpRequestIs400WithCors) {
+    http_client c = client();
+    const std::string answer = c.raw("THIS IS NOT HTTP\r\n\r\n");
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << answer.substr(0, 300);
+    EXPECT_NE(answer.find("\"error\""), std::string::npos) << answer.substr(0, 300);
+    EXPECT_NE(answer.find("Access-Control-Allow-Origin: *"), std::string::npos) << answer.substr(0, 300);
+    // The broker is unharmed.
+    http_client d = client();
+    EXPECT_EQ(d.get("/health").status, 200);
 }
 
 TEST(BadInput, OptionsAnswers204WithCorsHeadersAndEveryResponseIsCors) {
@@ -459,6 +491,26 @@ TEST(TolerantInput, PushAcceptsNullOptionalFieldsAndUnknownKeys) {
     EXPECT_TRUE(msgs[0]["traceId"].is_null());
     EXPECT_EQ(msgs[0]["transactionId"], answers[0]["transaction_id"]);
     EXPECT_EQ(msgs[1]["data"], "second");
+}
+
+TEST(TolerantInput, NamesAndTransactionIdsOf255BytesAreAccepted) {
+    const std::string base = unique_name("tolerant-255");
+    const std::string q = base + std::string(255 - base.size(), 'q');
+    const std::string part(255, 'p');
+    const std::string tx(255, 't');
+    auto c = client();
+    auto r = c.post("/api/v1/push", json{{"items", json::array({json{{"queue", q}, {"partition", part},
+                                                                     {"transactionId", tx}, {"payload", "edge"}}})}});
+    ASSERT_EQ(r.status, 201) << r.body;
+    EXPECT_EQ(r.json()[0]["status"], "queued");
+    EXPECT_EQ(r.json()[0]["transaction_id"], tx);
+    auto p = pop(c, q, "consumerGroup=" + std::string(255, 'g'), part);
+    ASSERT_EQ(p.status, 200) << p.body;
+    EXPECT_EQ(p.json()["messages"][0]["transactionId"], tx);
+    EXPECT_EQ(p.json()["messages"][0]["data"], "edge");
+    EXPECT_EQ(c.post("/api/v1/configure", json{{"queue", q}}).status, 200);
+    // A pop of an unknown partition is an empty answer, never a 404.
+    EXPECT_EQ(pop(c, q, "", "no-such-partition").status, 204);
 }
 
 TEST(TolerantInput, NullPayloadIsAcceptedAndReturnedAsNull) {

@@ -1,0 +1,147 @@
+// Request parsing and validation, without a database.
+#include "api/requests.hpp"
+
+#include <gtest/gtest.h>
+
+namespace queen::api {
+namespace {
+
+using nlohmann::json;
+
+const limits lim{};
+
+int status_of_failure(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const api_error& e) {
+        return static_cast<int>(status_of(e.code()));
+    }
+    return 0;
+}
+
+TEST(PushParsing, DefaultsAndGeneratedTransactionIds) {
+    auto items = parse_push(json::parse(R"({"items":[{"queue":"q","payload":{"a":[1,2]}},
+        {"queue":"q","partition":null,"transactionId":null,"traceId":null,"payload":null}]})"), lim);
+    ASSERT_EQ(items.size(), 2u);
+    EXPECT_EQ(items[0].partition, "Default");
+    EXPECT_EQ(items[0].payload, R"({"a":[1,2]})");
+    EXPECT_EQ(items[1].payload, "null");
+    EXPECT_EQ(items[0].transaction_id.size(), 36u);
+    EXPECT_NE(items[0].transaction_id, items[1].transaction_id);
+    EXPECT_EQ(items[0].transaction_id[14], '7') << "a UUIDv7";
+    EXPECT_FALSE(items[1].trace_id.has_value());
+}
+
+TEST(PushParsing, MissingPayloadIsNull) {
+    auto items = parse_push(json::parse(R"({"items":[{"queue":"q"}]})"), lim);
+    EXPECT_EQ(items[0].payload, "null");
+}
+
+TEST(PushParsing, RejectsWhatIsReallyWrong) {
+    const char* bad[] = {
+        R"([])", R"({})", R"({"items":{}})", R"({"items":[1]})", R"({"items":[{}]})",
+        R"({"items":[{"queue":1}]})", R"({"items":[{"queue":""}]})", R"({"items":[{"queue":"q","partition":""}]})",
+        R"({"items":[{"queue":"q","partition":7}]})", R"({"items":[{"queue":"q","transactionId":5}]})",
+        R"({"items":[{"queue":"q","transactionId":""}]})", R"({"items":[{"queue":"q","traceId":"abc"}]})",
+        R"({"items":[{"queue":"q","traceId":12}]})",
+    };
+    for (const char* b : bad)
+        EXPECT_EQ(status_of_failure([&] { parse_push(json::parse(b), lim); }), 400) << b;
+    std::string long_name(256, 'x');
+    EXPECT_EQ(status_of_failure([&] { parse_push(json{{"items", {{{"queue", long_name}}}}}, lim); }), 400);
+    limits small{2, 10, 255};
+    EXPECT_EQ(status_of_failure([&] { parse_push(json::parse(R"({"items":[{"queue":"a"},{"queue":"a"},{"queue":"a"}]})"), small); }),
+              413);
+}
+
+TEST(PushParsing, ErrorsNameTheField) {
+    try {
+        parse_push(json::parse(R"({"items":[{"queue":"q"},{"queue":"q","traceId":"nope"}]})"), lim);
+        FAIL();
+    } catch (const api_error& e) {
+        EXPECT_EQ(std::string(e.what()), "items[1].traceId must be a UUID");
+    }
+}
+
+TEST(JsonBody, MalformedJsonIs400) {
+    EXPECT_EQ(status_of_failure([] { parse_json_body("{bad"); }), 400);
+    EXPECT_EQ(status_of_failure([] { parse_json_body(""); }), 400);
+    EXPECT_EQ(parse_json_body(R"({"a":1})")["a"], 1);
+}
+
+TEST(AckParsing, SingleAndBatch) {
+    auto a = parse_ack(json::parse(R"({"transactionId":"t","partitionId":"5","status":"success","consumerGroup":null,
+        "error":null,"leaseId":null})"));
+    EXPECT_EQ(a.status, ack_status::completed);
+    EXPECT_EQ(a.consumer_group, queue_mode_group);
+    EXPECT_FALSE(a.error);
+    auto id_only = parse_ack(json::parse(R"({"id":"t2","partitionId":"5","status":"failed","error":"x"})"));
+    EXPECT_EQ(id_only.transaction_id, "t2");
+    EXPECT_EQ(id_only.status, ack_status::failed);
+    EXPECT_EQ(*id_only.error, "x");
+    auto batch = parse_ack_batch(json::parse(R"({"consumerGroup":"g","acknowledgments":[
+        {"transactionId":"a","partitionId":"1"},{"transactionId":"b","partitionId":"1","status":"dlq","offset":3}]})"), lim);
+    ASSERT_EQ(batch.size(), 2u);
+    EXPECT_EQ(batch[0].consumer_group, "g");
+    EXPECT_EQ(batch[1].status, ack_status::dlq);
+    EXPECT_EQ(*batch[1].offset, 3);
+}
+
+TEST(AckParsing, RejectsWhatIsReallyWrong) {
+    const char* bad[] = {R"({"partitionId":"1"})", R"({"transactionId":"t"})", R"({"transactionId":"t","partitionId":"1","status":"done"})",
+                         R"({"transactionId":"t","partitionId":"1","offset":-1})", R"({"transactionId":1,"partitionId":"1"})"};
+    for (const char* b : bad) EXPECT_EQ(status_of_failure([&] { parse_ack(json::parse(b)); }), 400) << b;
+    EXPECT_EQ(status_of_failure([] { parse_ack_batch(json::parse(R"({"acknowledgments":5})"), lim); }), 400);
+    EXPECT_EQ(status_of_failure([] { parse_ack_batch(json::parse(R"({})"), lim); }), 400);
+}
+
+TEST(PopParsing, DefaultsTolerancesAndLimits) {
+    auto p = parse_pop("q", std::nullopt, {}, lim);
+    EXPECT_EQ(p.batch, 1);
+    EXPECT_EQ(p.timeout_ms, 30000);
+    EXPECT_FALSE(p.wait);
+    EXPECT_TRUE(p.subscribe_all);
+    EXPECT_EQ(p.consumer_group, queue_mode_group);
+    auto g = parse_pop("q", std::string("p"), {{"consumerGroup", "g"}, {"subscriptionMode", "from_beginning"}, {"wait", "1"}}, lim);
+    EXPECT_TRUE(g.subscribe_all);
+    EXPECT_TRUE(g.wait);
+    auto n = parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionMode", "new-only"}}, lim);
+    EXPECT_FALSE(n.subscribe_all);
+    EXPECT_FALSE(n.subscription_at);
+    auto t = parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionMode", "all"},
+                                           {"subscriptionFrom", "2026-01-02T03:04:05.5Z"}}, lim);
+    EXPECT_FALSE(t.subscribe_all) << "subscriptionFrom wins over subscriptionMode";
+    EXPECT_EQ(*t.subscription_at, 1767323045500000);
+    auto qm = parse_pop("q", std::nullopt, {{"subscriptionMode", "new"}}, lim);
+    EXPECT_TRUE(qm.subscribe_all) << "queue mode ignores subscription parameters";
+    for (auto [k, v] : std::vector<std::pair<std::string, std::string>>{
+             {"batch", "-1"}, {"batch", "0"}, {"batch", "x"}, {"batch", "10001"}, {"partitions", "0"}, {"timeout", "-5"}})
+        EXPECT_EQ(status_of_failure([&] { parse_pop("q", std::nullopt, {{k, v}}, lim); }), 400) << k << "=" << v;
+    EXPECT_EQ(status_of_failure([] { parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionFrom", "yesterday"}}, lim); }), 400);
+}
+
+TEST(ConfigureParsing, TypesRangesAndTolerances) {
+    auto r = parse_configure(json::parse(R"({"queue":"","namespace":null,"task":null,"options":{"leaseTime":10,
+        "retentionEnabled":true,"retryLimit":null,"unknownOption":"ignored"}})"), lim);
+    EXPECT_EQ(r.queue, "");
+    EXPECT_EQ(r.options["leaseTime"], 10);
+    EXPECT_EQ(r.options["retentionEnabled"], true);
+    EXPECT_FALSE(r.options.contains("retryLimit"));
+    EXPECT_FALSE(r.options.contains("unknownOption"));
+    const char* bad[] = {R"({})", R"({"queue":5})", R"({"queue":"q","options":[]})",
+                         R"({"queue":"q","options":{"leaseTime":"x"}})", R"({"queue":"q","options":{"leaseTime":0}})",
+                         R"({"queue":"q","options":{"retryLimit":-1}})", R"({"queue":"q","options":{"retentionEnabled":1}})",
+                         R"({"queue":"q","options":{"leaseTime":1.5}})"};
+    for (const char* b : bad) EXPECT_EQ(status_of_failure([&] { parse_configure(json::parse(b), lim); }), 400) << b;
+}
+
+TEST(QueryBool, OnlyTrueAndOne) {
+    EXPECT_TRUE(query_bool("true"));
+    EXPECT_TRUE(query_bool("1"));
+    EXPECT_FALSE(query_bool("TRUE"));
+    EXPECT_FALSE(query_bool("yes"));
+    EXPECT_FALSE(query_bool(""));
+}
+
+}  // namespace
+}  // namespace queen::api
