@@ -64,7 +64,8 @@ while IFS= read -r f; do
   [[ -z "$f" ]] && continue
   printf -- '-- %s\n' "${f#"$ROOT"/}" >>"$schema"
   cat "$f" >>"$schema"
-  printf '\n' >>"$schema"
+  # A file whose last statement lacks its semicolon must not run into the next file.
+  printf '\n;\n' >>"$schema"
 done < <(
   for f in "$ROOT"/sql/migrations/*.sql; do echo "$f"; done | LC_ALL=C sort
   for f in "$ROOT"/sql/procedures/*.sql; do echo "$f"; done | LC_ALL=C sort
@@ -119,7 +120,7 @@ if ((status != 0)); then
       tail -n 40 "$l" >&2
     done
   fi
-  echo "run-regress: results kept in $out" >&2
+  echo "run-regress: results kept in $out (schema.sql is the schema as loaded)" >&2
   exit 1
 fi
 echo "run-regress: all tests passed"

@@ -137,6 +137,65 @@ TEST_F(LongPoll, PushThroughAnotherBrokerWakesAParkedPop) {
     EXPECT_EQ(r.reply.json()["messages"][0]["data"], "back again");
 }
 
+TEST_F(LongPoll, PopParkedOnAPartitionIgnoresOtherPartitionsAndWakesForItsOwn) {
+    const std::string q = unique_name("lp-partition");
+    auto parked = start_pop(a(), q, "wait=true&timeout=30000&batch=5");
+    auto parked_p = std::async(std::launch::async, [port = a().port(), q] {
+        http_client c("127.0.0.1", port);
+        auto start = steady::now();
+        timed_reply out;
+        out.reply = pop(c, q, "wait=true&timeout=30000&batch=5", "Mine");
+        out.elapsed = steady::now() - start;
+        return out;
+    });
+    let_it_park();
+    auto c = client_of(b());
+    push_payloads(c, q, "Other", {"not for the partition pop"});
+    // The queue-wide pop takes it; the partition pop was woken too but must park again.
+    auto r = woken(parked);
+    ASSERT_EQ(r.reply.status, 200) << r.reply.body;
+    EXPECT_EQ(r.reply.json()["messages"][0]["data"], "not for the partition pop");
+    EXPECT_EQ(parked_p.wait_for(1s), std::future_status::timeout) << "the partition pop returned without a message";
+
+    push_payloads(c, q, "Mine", {"mine-1", "mine-2"});
+    r = woken(parked_p);
+    ASSERT_EQ(r.reply.status, 200) << r.reply.body;
+    auto body = r.reply.json();
+    EXPECT_EQ(body["partition"], "Mine");
+    ASSERT_EQ(body["messages"].size(), 2u);
+    EXPECT_EQ(body["messages"][0]["data"], "mine-1");
+    EXPECT_EQ(body["messages"][1]["data"], "mine-2");
+}
+
+TEST_F(LongPoll, CompletingTheLeasedSpanWakesAParkedPopForTheRest) {
+    const std::string q = unique_name("lp-complete");
+    auto c = client_of(a());
+    push_payloads(c, q, "", {"s1", "s2", "s3"});
+    auto first = pop(c, q, "batch=2&consumerGroup=cg");
+    ASSERT_EQ(first.status, 200) << first.body;
+    const json leased = first.json();
+    ASSERT_EQ(leased["messages"].size(), 2u);
+
+    auto parked = start_pop(b(), q, "wait=true&timeout=30000&batch=5&consumerGroup=cg");
+    let_it_park();
+    ASSERT_EQ(parked.wait_for(0s), std::future_status::timeout) << "the pop did not park behind the lease";
+    // A batch ack of the whole span commits it and releases the lease.
+    json acks = json::array();
+    for (const auto& m : leased["messages"])
+        acks.push_back(json{{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
+                            {"leaseId", m["leaseId"]}, {"status", "completed"}, {"error", nullptr}});
+    auto a_reply = c.post("/api/v1/ack/batch", json{{"consumerGroup", "cg"}, {"acknowledgments", acks}});
+    ASSERT_EQ(a_reply.status, 200) << a_reply.body;
+    for (const auto& x : a_reply.json()) EXPECT_EQ(x["success"], true) << x.dump();
+
+    auto r = woken(parked);
+    ASSERT_EQ(r.reply.status, 200) << r.reply.body;
+    auto body = r.reply.json();
+    ASSERT_EQ(body["messages"].size(), 1u);
+    EXPECT_EQ(body["messages"][0]["data"], "s3");
+    EXPECT_EQ(body["messages"][0]["offset"], 3);
+}
+
 TEST_F(LongPoll, ShortTimeoutOnAnEmptyQueueAnswers204WithoutBody) {
     auto c = client_of(a());
     const std::string existing = unique_name("lp-empty");

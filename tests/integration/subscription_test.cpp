@@ -257,6 +257,17 @@ TEST(Subscription, FromTimestampGetsOnlyLaterMessages) {
               "t");
 }
 
+TEST(Subscription, FromTimestampInTheFutureMeansNow) {
+    const std::string q = unique_name("sub-future");
+    auto c = client();
+    push_payloads(c, q, "", {"before"});
+    const std::string future = "2999-01-01T00:00:00.000000Z";
+    EXPECT_EQ(pop(c, q, "consumerGroup=fut&subscriptionFrom=" + url_encode(future)).status, 204);
+    push_payloads(c, q, "", {"after-1", "after-2"});
+    EXPECT_EQ(drain(c, q, "subscriptionFrom=" + url_encode(future), "fut").payloads,
+              (std::vector<std::string>{"after-1", "after-2"}));
+}
+
 TEST(Subscription, PartitionsCreatedAfterTheFirstPopAreIncludedFromTheirFirstMessage) {
     const std::string q = unique_name("sub-new-partitions");
     auto c = client();
