@@ -62,6 +62,14 @@ asio::awaitable<void> progress_loop(asio::steady_timer& timer, const std::atomic
     }
 }
 
+// "0.52 0.61 0.70": the 1, 5 and 15 minute load averages.
+std::string load_average() {
+    std::ifstream f("/proc/loadavg");
+    std::string a, b, c;
+    if (!(f >> a >> b >> c)) return "unknown";
+    return a + " " + b + " " + c;
+}
+
 int run(const options& o) {
     asio::io_context ioc(static_cast<int>(o.threads));
     boost::system::error_code ec;
@@ -107,6 +115,7 @@ int run(const options& o) {
     });
 
     control.progress(condition_line(o));
+    const std::string load_before = load_average();
     const auto start = steady::now();
     deadline.expires_after(std::chrono::seconds(o.max_seconds));
     deadline.async_wait([&](boost::system::error_code e) {
@@ -150,6 +159,8 @@ int run(const options& o) {
     facts.fatal_detail = control.fatal_detail();
     facts.consumed_all_at = control.consumed_all_at();
     for (auto& c : clients) facts.reconnects += c->reconnects();
+    facts.load_before = load_before;
+    facts.load_after = load_average();
 
     auto r = build_result(o, produced, consumed, v, facts);
     if (o.json) fmt::print("{}\n", r.json.dump());

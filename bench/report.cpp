@@ -136,6 +136,8 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
         if (v->order_violations()) failures.push_back(fmt::format("{} order violations", v->order_violations()));
     }
     j["reconnects"] = f.reconnects;
+    j["loadAverageBefore"] = f.load_before;
+    j["loadAverageAfter"] = f.load_after;
     if (f.reason == stop_reason::fatal) failures.insert(failures.begin(), "stopped on an error: " + f.fatal_detail);
     if (f.reason == stop_reason::time_limit)
         failures.insert(failures.begin(), fmt::format("time limit of {} s reached", o.max_seconds));
@@ -164,7 +166,8 @@ std::string render_table(const result& r) {
     std::string out;
     out += fmt::format("queen_bench{}\n", j["label"].get<std::string>().empty() ? "" : "  [" + j["label"].get<std::string>() + "]");
     out += fmt::format("conditions: {}\n", j["conditionLine"].get<std::string>());
-    out += fmt::format("elapsed: {:.2f} s\n\n", j["elapsedSeconds"].get<double>());
+    out += fmt::format("elapsed: {:.2f} s; load average before: {}, after: {}\n\n", j["elapsedSeconds"].get<double>(),
+                       j["loadAverageBefore"].get<std::string>(), j["loadAverageAfter"].get<std::string>());
     const auto& tp = j["throughput"];
     out += "throughput                 msgs/s   over (s)\n";
     auto tp_row = [&](const char* key, const char* secs, const char* name) {
@@ -172,7 +175,8 @@ std::string render_table(const result& r) {
             out += fmt::format("  {:<22}{:>10.0f}{:>10.2f}\n", name, tp[key].get<double>(), tp[secs].get<double>());
     };
     tp_row("push", "pushSeconds", "push");
-    tp_row("consume", "consumeSeconds", "consume (pop+ack)");
+    tp_row("consume", "consumeSeconds",
+           j["conditions"]["acks"].get<std::string>() == "auto" ? "consume (autoAck pop)" : "consume (pop+ack)");
     tp_row("endToEnd", "endToEndSeconds", "end-to-end");
     const auto& lat = j["latencyMs"];
     out += "\nlatency (ms)               count       p50       p90       p99       max      mean\n";

@@ -20,6 +20,7 @@ struct run_facts {
     std::string fatal_detail;
     std::optional<steady::time_point> consumed_all_at;
     std::size_t reconnects = 0;
+    std::string load_before, load_after;  // /proc/loadavg (1, 5, 15 min), noise indicator
 };
 
 struct result {

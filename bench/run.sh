@@ -154,6 +154,7 @@ run_bench() {  # label, then queen_bench options
         echo "run.sh: $label FAILED (queen_bench exit status $rc)" >&2
         failed=1
     fi
+    kill -0 "$BROKER_PID" 2>/dev/null || die "the broker died during '$label'"
 }
 
 common=(--messages "$MESSAGES" --partitions "$PARTITIONS" --connections "$CONNECTIONS" --push-batch "$PUSH_BATCH"

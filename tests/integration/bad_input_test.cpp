@@ -536,6 +536,48 @@ TEST(TolerantInput, NullPayloadIsAcceptedAndReturnedAsNull) {
     EXPECT_EQ(msgs[2]["data"], 0);
 }
 
+TEST(TolerantInput, AnyJsonPayloadRoundTripsExactly) {
+    const std::string q = unique_name("tolerant-any-json");
+    auto c = client();
+    const std::vector<json> payloads{
+        json("plain"),
+        json("quotes \" and backslashes \\ and {braces}, [brackets] and NULL"),
+        json("unicode: \u00fc\u00f1 \u4e2d \U0001F600"),
+        json::array({1, 2.5, -3, true, false, nullptr, "x"}),
+        json{{"nested", {{"deep", json::array({json::object(), json::array()})}}}, {"big", 9007199254740993LL}},
+        json(""),
+        json(0),
+        json(false),
+    };
+    push_payloads(c, q, "", payloads);
+    auto p = pop(c, q, "batch=20");
+    ASSERT_EQ(p.status, 200) << p.body;
+    const json body = p.json();
+    ASSERT_EQ(body["messages"].size(), payloads.size());
+    for (std::size_t i = 0; i < payloads.size(); ++i) EXPECT_EQ(body["messages"][i]["data"], payloads[i]) << i;
+    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)),
+              std::to_string(payloads.size()));
+    EXPECT_EQ(cluster().run_sql("SELECT payload->>'big' FROM queen.messages WHERE queue = " + quote(q) +
+                                " AND \"offset\" = 5"),
+              "9007199254740993");
+}
+
+TEST(TolerantInput, PayloadWithAnEscapedNulCharacterRoundTrips) {
+    // "\u0000" is valid JSON inside a string; the broker stores payloads as JSON text.
+    const std::string q = unique_name("tolerant-nul");
+    auto c = client();
+    auto r = c.post("/api/v1/push", std::string(R"({"items":[{"queue":")") + q +
+                                        R"(","payload":{"s":"a\u0000b"}}]})");
+    ASSERT_EQ(r.status, 201) << r.body;
+    auto p = pop(c, q);
+    ASSERT_EQ(p.status, 200) << p.body;
+    EXPECT_EQ(p.json()["messages"][0]["data"]["s"], std::string("a\0b", 3));
+    // What the database holds, through the documented view.
+    std::string stored;
+    EXPECT_NO_THROW(stored = cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)));
+    EXPECT_EQ(stored, "1");
+}
+
 TEST(TolerantInput, ConfigureAcceptsNullsUnknownKeysAndTheEmptyQueueName) {
     auto c = client();
     const std::string q = unique_name("tolerant-configure");
