@@ -62,10 +62,12 @@ schema="$WORK/schema.sql"
 : >"$schema"
 while IFS= read -r f; do
   [[ -z "$f" ]] && continue
-  printf -- '-- %s\n' "${f#"$ROOT"/}" >>"$schema"
-  cat "$f" >>"$schema"
-  # A file whose last statement lacks its semicolon must not run into the next file.
-  printf '\n;\n' >>"$schema"
+  {
+    printf -- '-- %s\n' "${f#"$ROOT"/}"
+    cat "$f"
+    # A file whose last statement lacks its semicolon must not run into the next file.
+    printf '\n;\n'
+  } >>"$schema"
 done < <(
   for f in "$ROOT"/sql/migrations/*.sql; do echo "$f"; done | LC_ALL=C sort
   for f in "$ROOT"/sql/procedures/*.sql; do echo "$f"; done | LC_ALL=C sort

@@ -572,10 +572,17 @@ TEST(TolerantInput, PayloadWithAnEscapedNulCharacterRoundTrips) {
     auto p = pop(c, q);
     ASSERT_EQ(p.status, 200) << p.body;
     EXPECT_EQ(p.json()["messages"][0]["data"]["s"], std::string("a\0b", 3));
-    // What the database holds, through the documented view.
+    // What the database holds, through the documented view of every stored message. Its
+    // payload column is jsonb, which cannot hold \u0000: reading it must not fail.
     std::string stored;
-    EXPECT_NO_THROW(stored = cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)));
-    EXPECT_EQ(stored, "1");
+    try {
+        stored = cluster().run_sql("SELECT payload->>'s' IS NOT NULL FROM queen.messages WHERE queue = " + quote(q));
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "BUG: queen.messages cannot be read for a stored message whose payload contains "
+                         "\\u0000 (view casts the payload to jsonb): "
+                      << e.what();
+    }
+    EXPECT_EQ(stored, "t");
 }
 
 TEST(TolerantInput, ConfigureAcceptsNullsUnknownKeysAndTheEmptyQueueName) {
