@@ -5,7 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit integration regress bench sanitize clean
+.PHONY: all deps configure build run test unit integration regress fuzz bench sanitize clean
 
 all: build
 
@@ -30,10 +30,16 @@ integration: build
 regress: build
 	bash scripts/run-regress.sh $(BUILD_DIR)
 
+FUZZ_SECONDS ?= 30
+
 test: build
 	./$(BUILD_DIR)/queen_unit_tests
 	bash scripts/run-regress.sh $(BUILD_DIR)
 	./$(BUILD_DIR)/queen_integration_tests
+	bash scripts/run-fuzz.sh $(BUILD_DIR) $(FUZZ_SECONDS)
+
+fuzz: build
+	bash scripts/run-fuzz.sh $(BUILD_DIR) $(or $(SECONDS),600)
 
 bench: build
 	bash bench/run.sh $(BUILD_DIR)

@@ -17,6 +17,10 @@ size_t qseg_zstd_bound(size_t raw_len);
 qseg_status qseg_zstd_compress(ZSTD_CCtx *cctx, int level, const uint8_t *frames,
                                size_t raw_len, uint8_t *out, size_t cap, size_t *written);
 
+/* Checks a zstd segment before anything is allocated for it: one zstd frame, a content size
+ * that agrees with raw_length, and blocks that can really decompress to raw_length bytes. */
+qseg_status qseg_zstd_check(const qseg_header *header);
+
 /* Decompresses the body of a zstd segment into out, which must hold header->raw_length
  * bytes; fails unless exactly raw_length bytes come out. */
 qseg_status qseg_zstd_decompress(ZSTD_DCtx *dctx, const qseg_header *header, uint8_t *out,

@@ -178,10 +178,7 @@ decoded_segment decoded_segment::decode(std::span<const std::uint8_t> bytes) {
         seg.area_ = std::span<const std::uint8_t>(h.body, h.body_len);
     } else {
         // Do not trust raw_length for the allocation unless the zstd frame agrees.
-        const unsigned long long declared = ZSTD_getFrameContentSize(h.body, h.body_len);
-        if (declared == ZSTD_CONTENTSIZE_ERROR) throw segment_error(QSEG_E_ZSTD, "frame header");
-        if (declared != ZSTD_CONTENTSIZE_UNKNOWN && declared != h.raw_length)
-            throw segment_error(QSEG_E_LENGTH, "zstd content size differs from raw_length");
+        check(qseg_zstd_check(&h), "zstd frame");
         seg.owned_.reset(new std::uint8_t[h.raw_length]);
         check(qseg_zstd_decompress(thread_dctx(), &h, seg.owned_.get(), h.raw_length),
               "decompress");

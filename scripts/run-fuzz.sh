@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) and runs each for
+# SECONDS (default 30) from a copy of its committed seed corpus.
+#   bash scripts/run-fuzz.sh BUILD_DIR [SECONDS]
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD_DIR="${1:?usage: $0 BUILD_DIR [SECONDS]}"
+SECONDS_EACH="${2:-30}"
+OUT="$BUILD_DIR/fuzz"
+mkdir -p "$OUT"
+CXX="${FUZZ_CXX:-clang++-14}"
+CC="${FUZZ_CC:-clang-14}"
+FLAGS=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
+INCLUDES=(-I"$ROOT/broker" -I"$ROOT/codec")
+
+for c in "$ROOT"/codec/*.c; do
+  "$CC" -std=c11 "${FLAGS[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -I"$ROOT/codec" -c "$c" -o "$OUT/$(basename "$c" .c).o"
+done
+common=("$ROOT/broker/segment/segment_codec.cpp" "$OUT"/queen_segment.o "$OUT"/queen_segment_zstd.o)
+build() {
+  local name=$1; shift
+  "$CXX" -std=c++20 -DBOOST_BEAST_USE_STD_STRING_VIEW -include ostream "${FLAGS[@]}" "${INCLUDES[@]}" "$ROOT/tests/fuzz/$name.cpp" "$@" "${common[@]}" \
+    -lzstd -lfmt -o "$OUT/$name"
+}
+build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/api_error.cpp" "$ROOT/broker/core/message_id.cpp"
+build segment_decode_fuzz
+
+status=0
+for target in push_body_fuzz:push segment_decode_fuzz:segment; do
+  name=${target%%:*}
+  seeds=${target##*:}
+  corpus="$OUT/corpus-$seeds"
+  rm -rf "$corpus"
+  mkdir -p "$corpus"
+  cp "$ROOT/tests/fuzz/corpus/$seeds"/* "$corpus/"
+  echo "run-fuzz: $name for ${SECONDS_EACH}s"
+  if ! "$OUT/$name" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$OUT/$name-" "$corpus" > "$OUT/$name.log" 2>&1; then
+    echo "run-fuzz: $name FAILED" >&2
+    tail -n 60 "$OUT/$name.log" >&2
+    status=1
+  else
+    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$OUT/$name.log" || true
+  fi
+done
+exit $status
