@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace queen::bench;
 namespace asio = boost::asio;
 
@@ -68,6 +70,13 @@ std::string load_average() {
     std::string a, b, c;
     if (!(f >> a >> b >> c)) return "unknown";
     return a + " " + b + " " + c;
+}
+
+double cpu_seconds() {
+    rusage ru{};
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    auto tv = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; };
+    return tv(ru.ru_utime) + tv(ru.ru_stime);
 }
 
 int run(const options& o) {
@@ -161,6 +170,7 @@ int run(const options& o) {
     for (auto& c : clients) facts.reconnects += c->reconnects();
     facts.load_before = load_before;
     facts.load_after = load_average();
+    facts.client_cpu_seconds = cpu_seconds();
 
     auto r = build_result(o, produced, consumed, v, facts);
     if (o.json) fmt::print("{}\n", r.json.dump());

@@ -138,6 +138,7 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
     j["reconnects"] = f.reconnects;
     j["loadAverageBefore"] = f.load_before;
     j["loadAverageAfter"] = f.load_after;
+    j["clientCpuSeconds"] = f.client_cpu_seconds;
     if (f.reason == stop_reason::fatal) failures.insert(failures.begin(), "stopped on an error: " + f.fatal_detail);
     if (f.reason == stop_reason::time_limit)
         failures.insert(failures.begin(), fmt::format("time limit of {} s reached", o.max_seconds));
@@ -166,7 +167,8 @@ std::string render_table(const result& r) {
     std::string out;
     out += fmt::format("queen_bench{}\n", j["label"].get<std::string>().empty() ? "" : "  [" + j["label"].get<std::string>() + "]");
     out += fmt::format("conditions: {}\n", j["conditionLine"].get<std::string>());
-    out += fmt::format("elapsed: {:.2f} s; load average before: {}, after: {}\n\n", j["elapsedSeconds"].get<double>(),
+    out += fmt::format("elapsed: {:.2f} s; client CPU {:.2f} s; load average before: {}, after: {}\n\n",
+                       j["elapsedSeconds"].get<double>(), j["clientCpuSeconds"].get<double>(),
                        j["loadAverageBefore"].get<std::string>(), j["loadAverageAfter"].get<std::string>());
     const auto& tp = j["throughput"];
     out += "throughput                 msgs/s   over (s)\n";

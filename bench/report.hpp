@@ -21,6 +21,7 @@ struct run_facts {
     std::optional<steady::time_point> consumed_all_at;
     std::size_t reconnects = 0;
     std::string load_before, load_after;  // /proc/loadavg (1, 5, 15 min), noise indicator
+    double client_cpu_seconds = 0;        // user + system time of this process
 };
 
 struct result {

@@ -107,6 +107,28 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# CPU time (clock ticks) of the broker, of its PostgreSQL (postmaster, live backends, and
+# the exited ones the postmaster reaped) and of the whole machine: figures on a shared
+# machine only mean something next to how much CPU the stack under test really got.
+CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
+proc_ticks() {  # utime + stime + cutime + cstime of one pid
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+    local -a a
+    read -r -a a <<<"${stat##*) }"
+    echo $((a[11] + a[12] + a[13] + a[14]))
+}
+cpu_snapshot() {  # prints: broker_ticks postgres_ticks machine_busy_ticks machine_total_ticks
+    local broker pg=0 pm p
+    broker=$(proc_ticks "$BROKER_PID")
+    pm=$(head -n 1 "$WORK/data/postmaster.pid" 2>/dev/null || true)
+    if [[ -n $pm ]]; then
+        for p in $pm $(pgrep -P "$pm" 2>/dev/null || true); do pg=$((pg + $(proc_ticks "$p"))); done
+    fi
+    read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+    echo "$broker $pg $((user + nice + system + irq + softirq + steal)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
+}
+
 free_port() {
     if command -v python3 >/dev/null; then
         python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -143,6 +165,9 @@ run_bench() {  # label, then queen_bench options
     shift
     echo
     echo "== $label: queen_bench --url $URL $* $BENCH_ARGS"
+    local before lines_before
+    before=$(cpu_snapshot)
+    lines_before=$(wc -l <"$RESULTS")
     # In the background, so that a signal to this script is handled at once.
     # shellcheck disable=SC2086
     "$BENCH" --url "$URL" --quiet --max-seconds "$MAX_SECONDS" --label "$label" --json-out "$RESULTS" "$@" $BENCH_ARGS &
@@ -150,6 +175,22 @@ run_bench() {  # label, then queen_bench options
     local rc=0
     wait "$BENCH_PID" || rc=$?
     BENCH_PID=""
+    local -a b0 b1
+    read -r -a b0 <<<"$before"
+    read -r -a b1 <<<"$(cpu_snapshot)"
+    local cpu
+    cpu=$(awk -v t="$CLK_TCK" -v b="$((b1[0] - b0[0]))" -v p="$((b1[1] - b0[1]))" -v busy="$((b1[2] - b0[2]))" \
+              -v total="$((b1[3] - b0[3]))" \
+              'BEGIN { printf "%.2f %.2f %.2f %.2f", b / t, p / t, busy / t, total / t }')
+    read -r cpu_broker cpu_pg cpu_busy cpu_total <<<"$cpu"
+    echo "cpu during '$label': broker ${cpu_broker} s, its PostgreSQL ${cpu_pg} s; whole machine busy ${cpu_busy} of ${cpu_total} cpu-seconds ($(nproc) cpus; includes the client and any other work on the machine)"
+    if command -v jq >/dev/null && [[ $(wc -l <"$RESULTS") -gt $lines_before ]]; then
+        local last
+        last=$(tail -n 1 "$RESULTS" | jq -c --argjson b "$cpu_broker" --argjson p "$cpu_pg" --argjson u "$cpu_busy" \
+               --argjson t "$cpu_total" '. + {serverCpuSeconds: {broker: $b, postgres: $p}, machineCpuSeconds: {busy: $u, total: $t}}')
+        sed -i '$d' "$RESULTS"
+        echo "$last" >>"$RESULTS"
+    fi
     if [[ $rc != 0 ]]; then
         echo "run.sh: $label FAILED (queen_bench exit status $rc)" >&2
         failed=1
@@ -174,7 +215,8 @@ for run in $(seq 1 "$RUNS"); do
 done
 
 echo
-echo "== summary: medians over $RUNS run(s) per scenario (msgs/s; latencies in ms as p50/p99)"
+echo "== summary: medians over $RUNS run(s) per scenario (msgs/s; latencies in ms as p50/p99;"
+echo "   cpu seconds of broker / its PostgreSQL / client / whole machine busy during the run)"
 if command -v jq >/dev/null; then
     jq -rs '
       def median: map(select(. != null)) | sort | if length == 0 then null
@@ -184,11 +226,13 @@ if command -v jq >/dev/null; then
       def lat($k): (map(.latencyMs[$k].p50) | median | f1) + "/" + (map(.latencyMs[$k].p99) | median | f1);
       group_by(.label | sub(" #[0-9]+$"; "")) | sort_by(.[0].label) |
       (["scenario", "runs", "push/s", "consume/s", "e2e/s", "push ms", "pop ms", "ack ms", "e2e msg ms",
-        "dup", "missing", "order", "result"] | @tsv),
+        "cpu s srv/pg/cli/busy", "dup", "missing", "order", "result"] | @tsv),
       (.[] | [(.[0].label | sub(" #[0-9]+$"; "")), (length | tostring),
               (map(.throughput.push) | median | f0), (map(.throughput.consume) | median | f0),
               (map(.throughput.endToEnd) | median | f0),
               lat("push"), lat("pop"), lat("ack"), lat("endToEnd"),
+              ([(map(.serverCpuSeconds.broker) | median | f1), (map(.serverCpuSeconds.postgres) | median | f1),
+                (map(.clientCpuSeconds) | median | f1), (map(.machineCpuSeconds.busy) | median | f1)] | join("/")),
               (map(.verification.duplicates // 0) | add | tostring),
               (map(.verification.missing // .push.notAccepted // 0) | add | tostring),
               (map(.verification.orderViolations // .push.offsetRegressions // 0) | add | tostring),

@@ -14,6 +14,7 @@ void register_routes(http::router& router, app::broker_context& ctx) {
     router.add(bhttp::get, "/api/v1/pop/queue/:queue/partition/:partition", bind(handle_pop));
     router.add(bhttp::post, "/api/v1/ack", bind(handle_ack));
     router.add(bhttp::post, "/api/v1/ack/batch", bind(handle_ack_batch));
+    router.add(bhttp::post, "/api/v1/transaction", bind(handle_transaction));
     router.add(bhttp::delete_, "/api/v1/resources/queues/:queue", bind(handle_delete_queue));
 }
 

@@ -14,6 +14,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
 boost::asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_delete_queue(app::broker_context& ctx, http::request_context& rc);
 
 }  // namespace queen::api

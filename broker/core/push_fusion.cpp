@@ -1,6 +1,6 @@
 #include "core/push_fusion.hpp"
 
-#include "db/pg_array.hpp"
+#include "core/push_batch.hpp"
 #include "db/pg_binary.hpp"
 #include "log/log.hpp"
 
@@ -10,7 +10,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <map>
 #include <set>
 
 namespace queen::core {
@@ -121,33 +120,10 @@ asio::awaitable<void> push_fusion::flush(std::vector<pending_request> batch) {
 
 asio::awaitable<std::vector<std::vector<push_outcome>>> push_fusion::store(
     db::pg_pool& pool, const std::vector<const std::vector<push_item>*>& requests) {
-    // Group items by (queue, partition); the SQL takes items grouped by key.
-    std::map<std::pair<std::string_view, std::string_view>, std::vector<std::pair<std::size_t, std::size_t>>> keys;
-    for (std::size_t r = 0; r < requests.size(); ++r)
-        for (std::size_t i = 0; i < requests[r]->size(); ++i) {
-            const auto& item = (*requests[r])[i];
-            keys[{item.queue, item.partition}].emplace_back(r, i);
-        }
-    db::pg_array_builder queues, partitions, counts, txids, traces, producers, payloads;
-    std::vector<std::pair<std::size_t, std::size_t>> position;  // SQL item k-1 -> (request, item)
-    for (const auto& [key, members] : keys) {
-        queues.add(key.first);
-        partitions.add(key.second);
-        counts.add(static_cast<std::int64_t>(members.size()));
-        for (auto [r, i] : members) {
-            const auto& item = (*requests[r])[i];
-            txids.add(item.transaction_id);
-            traces.add_optional(item.trace_id ? std::optional<std::string_view>(*item.trace_id) : std::nullopt);
-            producers.add_optional(item.producer_sub ? std::optional<std::string_view>(*item.producer_sub) : std::nullopt);
-            payloads.add(item.payload);
-            position.emplace_back(r, i);
-        }
-    }
-    const std::string a1 = queues.finish(), a2 = partitions.finish(), a3 = counts.finish(), a4 = txids.finish(),
-                      a5 = traces.finish(), a6 = producers.finish(), a7 = payloads.finish();
-    const std::vector<db::pg_param> params{db::pg_param::text(a1), db::pg_param::text(a2), db::pg_param::text(a3),
-                                           db::pg_param::text(a4), db::pg_param::text(a5), db::pg_param::text(a6),
-                                           db::pg_param::text(a7)};
+    const push_batch batch = make_push_batch(requests);
+    const auto& position = batch.position;
+    std::vector<db::pg_param> params;
+    for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));
     static constexpr const char* sql =
         "SELECT item, status, partition_id, msg_offset, created_at FROM queen.push("
         "$1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::text[])";

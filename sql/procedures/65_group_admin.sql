@@ -1,0 +1,189 @@
+-- Consumer-group administration (API.md, "Consumer groups"; docs/consumer-groups.md).
+-- Every operation here that moves or drops a cursor also releases its lease and resets its
+-- attempt counter and retry delay: an ack under the released lease is then resolved by the
+-- ack rules against the new cursor (unresolvable above it, noop/already committed below).
+--
+-- queen.seek_group(queue, group, partition, to_end, at) -> (status, partitions_updated)
+--   Moves the group's cursor on every partition of the queue (partition NULL) or on one
+--   partition: to the partition's last offset (to_end) or onto the last message created at
+--   or before `at` (queen.offset_at_time, inclusive) — backwards too (replay).
+--   Exactly one of to_end = true and at IS NOT NULL must be given (else SQLSTATE 22023).
+--   status: 'ok' | 'queue_not_found' | 'partition_not_found' | 'group_not_found' (the
+--   group has neither a subscription record nor a cursor on the queue). A refused call
+--   changes nothing. partitions_updated counts the cursors set (moved or not).
+-- queen.delete_group(group, queue, delete_metadata) -> one row per queue touched:
+--   (queue_name, deleted_partitions, metadata_deleted). queue NULL = every queue where the
+--   group has a subscription record or a cursor. Drops the group's cursors (and leases).
+--   With delete_metadata the subscription record goes too (the next pop records a new
+--   start); without it the cursors are created again at the recorded start, on every
+--   partition (queen.offset_at_time, exclusive), so the group consumes again from there.
+--   An unknown group touches nothing and returns no row.
+-- queen.set_group_subscription(group, at) -> (queues_updated, subscription_at)
+--   Rewrites the start time of the group on every queue where it has a subscription
+--   record (a time in the future is taken as now, as on registration). Cursors do not
+--   move: the start is used when cursors are created (a later delete without
+--   deleteMetadata). queues_updated = 0: the group is registered nowhere.
+-- Lock order (same as push, pop and ack): queue rows FOR UPDATE in name order (C
+--   collation), then cursor rows FOR UPDATE in partition-id order, then subscription
+--   records in queue-name order.
+
+CREATE OR REPLACE FUNCTION queen.seek_group(
+    p_queue text, p_group text, p_partition text, p_to_end boolean, p_at timestamptz)
+RETURNS TABLE(status text, partitions_updated integer)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_queue_id     bigint;
+    v_partition_id bigint;
+BEGIN
+    IF (p_to_end IS TRUE) = (p_at IS NOT NULL) THEN
+        RAISE EXCEPTION 'seek_group: give either to_end or a time stamp' USING ERRCODE = '22023';
+    END IF;
+    partitions_updated := 0;
+    SELECT q.id INTO v_queue_id FROM queen.queues q WHERE q.name = p_queue;
+    IF v_queue_id IS NULL THEN
+        status := 'queue_not_found';
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    IF p_partition IS NOT NULL THEN
+        SELECT p.id INTO v_partition_id FROM queen.log_partitions p
+         WHERE p.queue_id = v_queue_id AND p.name = p_partition;
+        IF v_partition_id IS NULL THEN
+            status := 'partition_not_found';
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM queen.consumer_groups g
+                    WHERE g.queue_name = p_queue AND g.consumer_group = p_group)
+       AND NOT EXISTS (SELECT 1 FROM queen.log_consumers lc
+                        WHERE lc.queue_id = v_queue_id AND lc.consumer_group = p_group) THEN
+        status := 'group_not_found';
+        RETURN NEXT;
+        RETURN;
+    END IF;
+
+    -- A known group has a cursor on every partition; create one that is missing.
+    INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
+    SELECT p.id, p_group, v_queue_id, 0
+      FROM queen.log_partitions p
+     WHERE p.queue_id = v_queue_id AND (v_partition_id IS NULL OR p.id = v_partition_id)
+    ON CONFLICT DO NOTHING;
+
+    PERFORM 1 FROM queen.log_consumers lc
+     WHERE lc.queue_id = v_queue_id AND lc.consumer_group = p_group
+       AND (v_partition_id IS NULL OR lc.partition_id = v_partition_id)
+     ORDER BY lc.partition_id
+       FOR UPDATE;
+
+    UPDATE queen.log_consumers lc
+       SET committed = CASE WHEN p_to_end THEN p.last_offset
+                            ELSE queen.offset_at_time(lc.partition_id, p_at, true) END,
+           lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
+           attempts = 0, attempts_offset = 0, retry_at = NULL
+      FROM queen.log_partitions p
+     WHERE p.id = lc.partition_id
+       AND lc.queue_id = v_queue_id AND lc.consumer_group = p_group
+       AND (v_partition_id IS NULL OR lc.partition_id = v_partition_id);
+    GET DIAGNOSTICS partitions_updated = ROW_COUNT;
+    status := 'ok';
+    RETURN NEXT;
+END;
+$$;
+COMMENT ON FUNCTION queen.seek_group(text, text, text, boolean, timestamptz) IS
+  'Moves a group''s cursors on a queue (or one partition) to the end or to a time; releases leases.';
+
+CREATE OR REPLACE FUNCTION queen.delete_group(p_group text, p_queue text, p_delete_metadata boolean)
+RETURNS TABLE(queue_name text, deleted_partitions integer, metadata_deleted boolean)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    r          record;
+    v_has_meta boolean;
+    v_start    timestamptz;
+BEGIN
+    PERFORM 1 FROM queen.queues q
+     WHERE (p_queue IS NULL OR q.name = p_queue)
+       AND (EXISTS (SELECT 1 FROM queen.consumer_groups g
+                     WHERE g.queue_name = q.name AND g.consumer_group = p_group)
+            OR EXISTS (SELECT 1 FROM queen.log_consumers lc
+                        WHERE lc.queue_id = q.id AND lc.consumer_group = p_group))
+     ORDER BY q.name COLLATE "C"
+       FOR UPDATE;
+    PERFORM 1 FROM queen.log_consumers lc
+      JOIN queen.queues q ON q.id = lc.queue_id
+     WHERE lc.consumer_group = p_group AND (p_queue IS NULL OR q.name = p_queue)
+     ORDER BY lc.partition_id
+       FOR UPDATE OF lc;
+
+    FOR r IN
+        SELECT n.name, q.id AS queue_id
+          FROM (SELECT g.queue_name AS name FROM queen.consumer_groups g
+                 WHERE g.consumer_group = p_group AND (p_queue IS NULL OR g.queue_name = p_queue)
+                UNION
+                SELECT q2.name FROM queen.log_consumers lc
+                  JOIN queen.queues q2 ON q2.id = lc.queue_id
+                 WHERE lc.consumer_group = p_group AND (p_queue IS NULL OR q2.name = p_queue)) n
+          LEFT JOIN queen.queues q ON q.name = n.name
+         ORDER BY n.name COLLATE "C"
+    LOOP
+        queue_name := r.name;
+        deleted_partitions := 0;
+        metadata_deleted := false;
+        IF r.queue_id IS NOT NULL THEN
+            DELETE FROM queen.log_consumers lc
+             WHERE lc.queue_id = r.queue_id AND lc.consumer_group = p_group;
+            GET DIAGNOSTICS deleted_partitions = ROW_COUNT;
+        END IF;
+        v_has_meta := false;
+        v_start := NULL;
+        SELECT true, g.subscription_at INTO v_has_meta, v_start
+          FROM queen.consumer_groups g
+         WHERE g.queue_name = r.name AND g.consumer_group = p_group
+           FOR UPDATE;
+        v_has_meta := coalesce(v_has_meta, false);
+        IF p_delete_metadata THEN
+            DELETE FROM queen.consumer_groups g
+             WHERE g.queue_name = r.name AND g.consumer_group = p_group;
+            metadata_deleted := FOUND;
+        ELSIF v_has_meta AND r.queue_id IS NOT NULL THEN
+            -- Consume again from the recorded start.
+            INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
+            SELECT p.id, p_group, r.queue_id, queen.offset_at_time(p.id, v_start, false)
+              FROM queen.log_partitions p
+             WHERE p.queue_id = r.queue_id
+            ON CONFLICT DO NOTHING;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.delete_group(text, text, boolean) IS
+  'Drops a group''s cursors and leases (and with delete_metadata its start); else restarts it from its start.';
+
+CREATE OR REPLACE FUNCTION queen.set_group_subscription(p_group text, p_at timestamptz)
+RETURNS TABLE(queues_updated integer, subscription_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_at timestamptz := least(p_at, now());
+BEGIN
+    IF p_at IS NULL THEN
+        RAISE EXCEPTION 'set_group_subscription: a time stamp is required' USING ERRCODE = '22023';
+    END IF;
+    PERFORM 1 FROM queen.consumer_groups g
+     WHERE g.consumer_group = p_group
+     ORDER BY g.queue_name COLLATE "C"
+       FOR UPDATE;
+    UPDATE queen.consumer_groups g SET subscription_at = v_at WHERE g.consumer_group = p_group;
+    GET DIAGNOSTICS queues_updated = ROW_COUNT;
+    subscription_at := v_at;
+    RETURN NEXT;
+END;
+$$;
+COMMENT ON FUNCTION queen.set_group_subscription(text, timestamptz) IS
+  'Rewrites a group''s subscription start on every queue where it is registered.';
