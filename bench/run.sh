@@ -226,7 +226,7 @@ if command -v jq >/dev/null; then
       def lat($k): (map(.latencyMs[$k].p50) | median | f1) + "/" + (map(.latencyMs[$k].p99) | median | f1);
       group_by(.label | sub(" #[0-9]+$"; "")) | sort_by(.[0].label) |
       (["scenario", "runs", "push/s", "consume/s", "e2e/s", "push ms", "pop ms", "ack ms", "e2e msg ms",
-        "cpu s srv/pg/cli/busy", "dup", "missing", "order", "result"] | @tsv),
+        "cpu s broker/pg/client/busy", "dup", "missing", "order", "result"] | @tsv),
       (.[] | [(.[0].label | sub(" #[0-9]+$"; "")), (length | tostring),
               (map(.throughput.push) | median | f0), (map(.throughput.consume) | median | f0),
               (map(.throughput.endToEnd) | median | f0),

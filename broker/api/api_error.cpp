@@ -18,4 +18,11 @@ boost::beast::http::status status_of(error_code code) {
     return status::internal_server_error;
 }
 
+api_error from_procedure(const std::string& sqlstate, const std::string& message) {
+    if (sqlstate == "QN429") return api_error(error_code::too_many_requests, message, 1);
+    if (sqlstate == "QN404") return api_error(error_code::not_found, message);
+    if (sqlstate == "QN409") return api_error(error_code::conflict, message);
+    return api_error(error_code::bad_request, message);
+}
+
 }  // namespace queen::api

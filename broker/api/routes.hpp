@@ -16,5 +16,22 @@ boost::asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http
 boost::asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_delete_queue(app::broker_context& ctx, http::request_context& rc);
+// Lease extension and consumer groups (api/lease_handler.cpp, api/consumer_groups_handler.cpp).
+boost::asio::awaitable<http::response> handle_extend_lease(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_list_groups(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_get_group(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_delete_group(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_delete_group_queue(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_seek_group(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_seek_group_partition(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_set_group_subscription(app::broker_context& ctx, http::request_context& rc);
+// Dead letters and traces (api/dlq_handler.cpp, api/traces_handler.cpp).
+boost::asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_dlq_purge(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_trace_record(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_message_traces(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_traces_by_name(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_trace_names(app::broker_context& ctx, http::request_context& rc);
 
 }  // namespace queen::api

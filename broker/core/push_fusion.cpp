@@ -134,7 +134,10 @@ asio::awaitable<std::vector<std::vector<push_outcome>>> push_fusion::store(
             res = co_await pool.exec(sql, params, db::result_format::binary);
             break;
         } catch (const db::pg_error& e) {
-            if (!e.retryable() || attempt >= 3) throw;
+            // Only a statement that certainly rolled back is retried here; a lost connection
+            // may have committed, so the client decides (its transaction ids make that safe).
+            bool rolled_back = e.kind() == db::pg_error_kind::deadlock || e.kind() == db::pg_error_kind::serialization;
+            if (!rolled_back || attempt >= 3) throw;
         }
     }
     std::vector<std::vector<push_outcome>> out(requests.size());

@@ -105,6 +105,13 @@ boost::asio::awaitable<response> router::dispatch(const request& req, boost::asi
         if (e.retry_after_seconds() > 0) res.set(bhttp::field::retry_after, std::to_string(e.retry_after_seconds()));
         co_return res;
     } catch (const db::pg_error& e) {
+        if (e.kind() == db::pg_error_kind::raised) {
+            auto domain = api::from_procedure(e.sqlstate(), e.what());
+            res = error(api::status_of(domain.code()), domain.what(), version);
+            if (domain.retry_after_seconds() > 0)
+                res.set(bhttp::field::retry_after, std::to_string(domain.retry_after_seconds()));
+            co_return res;
+        }
         if (e.kind() == db::pg_error_kind::connection_lost) {
             log::warn("{} {}: database unavailable: {}", std::string(req.method_string()), std::string(req.target()),
                       e.what());

@@ -1,5 +1,6 @@
 -- The push / pop / ack procedures called from SQL: a flat checklist.
 SET client_min_messages = warning;
+\set VERBOSITY terse
 
 -- a queue whose failed messages come back at once
 SELECT queue_id, options->>'retryDelay' AS retry_delay FROM queen.configure('orders', NULL, NULL, '{"retryDelay": 0}');
@@ -19,7 +20,7 @@ SELECT item, status, msg_offset
 
 -- what is stored, decoded by plain SQL
 SELECT queue, partition, "offset", transaction_id, payload, codec FROM queen.messages ORDER BY partition, "offset";
-SELECT p.name, first_offset, last_offset, codec FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id ORDER BY p.name, first_offset;
+SELECT p.name, s.first_offset, s.last_offset, s.codec FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id ORDER BY p.name, s.first_offset;
 SELECT name, last_offset FROM queen.log_partitions ORDER BY name;
 
 SELECT id AS p1 FROM queen.log_partitions WHERE name = 'p1' \gset

@@ -42,6 +42,23 @@ BEGIN
         RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
     END IF;
 
+    -- Back-pressure: a queue with maxSize > 0 takes no push that would bring the messages
+    -- its slowest group has not consumed above maxSize (all stored messages when no group
+    -- consumes it yet). The whole call is refused; nothing of it is stored.
+    FOR k IN
+        SELECT q.name, q.max_size, sum(u.cnt) AS incoming
+          FROM unnest(p_queues, p_counts) AS u(queue, cnt)
+          JOIN queen.queues q ON q.name = u.queue
+         WHERE q.max_size > 0
+         GROUP BY q.name, q.max_size
+    LOOP
+        IF queen.queue_backlog(k.name) + k.incoming > k.max_size THEN
+            RAISE EXCEPTION 'queue % is full: % messages not yet consumed, maxSize %',
+                k.name, queen.queue_backlog(k.name), k.max_size
+                USING ERRCODE = 'QN429';
+        END IF;
+    END LOOP;
+
     FOR k IN
         SELECT u.queue, u.part,
                (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer AS lo,
@@ -122,5 +139,26 @@ BEGIN
     END LOOP;
 END;
 $$;
+-- queen.queue_backlog(queue): messages of the queue that its slowest consumer group has
+-- not consumed; every stored message when no group consumes the queue yet.
+CREATE OR REPLACE FUNCTION queen.queue_backlog(p_queue text)
+RETURNS bigint
+LANGUAGE sql STABLE
+AS $$
+    SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM queen.consumer_groups g WHERE g.queue_name = p_queue)
+                THEN (SELECT coalesce(sum(p.last_offset), 0) FROM queen.log_partitions p
+                        JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue)
+                ELSE (SELECT coalesce(max(lag), 0) FROM (
+                        SELECT c.consumer_group, sum(p.last_offset - c.committed) AS lag
+                          FROM queen.log_consumers c
+                          JOIN queen.log_partitions p ON p.id = c.partition_id
+                          JOIN queen.queues q ON q.id = p.queue_id
+                         WHERE q.name = p_queue
+                         GROUP BY c.consumer_group) per_group)
+           END::bigint
+$$;
+COMMENT ON FUNCTION queen.queue_backlog(text) IS
+  'Messages of a queue not yet consumed by its slowest group (all messages without a group).';
+
 COMMENT ON FUNCTION queen.push(text[], text[], integer[], text[], uuid[], text[], text[]) IS
   'Stores pushed items, one segment per partition, with exact dedup; one row per item.';

@@ -13,6 +13,8 @@
 --   each other and never get the same span. Partition rows are not locked (pushers own them).
 -- Attempts: claiming a span whose lease expired unreleased counts one attempt for its
 --   head; a head that exhausts retryLimit this way is dead-lettered (reason lease_expired).
+-- maxWaitTimeSeconds: messages older than that when their partition is claimed are
+--   dead-lettered for the group (reason expired) instead of delivered.
 
 CREATE OR REPLACE FUNCTION queen.pop(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
@@ -32,6 +34,7 @@ DECLARE
     v_attempt_at bigint;
     v_end       bigint;
     v_ready_end bigint;
+    v_expired_end bigint;
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
         RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
@@ -39,7 +42,8 @@ BEGIN
     PERFORM queen.register_group(p_queue, p_group,
         CASE WHEN p_subscribe_all THEN NULL ELSE coalesce(p_subscription_at, now()) END);
 
-    SELECT qu.id, qu.lease_time, qu.retry_limit, qu.delayed_processing, qu.window_buffer INTO q
+    SELECT qu.id, qu.lease_time, qu.retry_limit, qu.delayed_processing, qu.window_buffer,
+           qu.max_wait_time_seconds INTO q
       FROM queen.queues qu WHERE qu.name = p_queue;
     IF NOT FOUND THEN
         RETURN;
@@ -77,6 +81,23 @@ BEGIN
                 PERFORM queen.dead_letter(q.id, c.partition_id, v_committed + 1, p_group,
                                           'lease expired', v_attempts, 'lease_expired');
                 v_committed := v_committed + 1;
+                v_attempts := 0;
+                v_attempt_at := 0;
+            END IF;
+        END IF;
+
+        IF q.max_wait_time_seconds > 0 THEN
+            -- Messages still unconsumed after maxWaitTimeSeconds go to the dead letters
+            -- (reason 'expired'); createdAt is monotone, so they are a prefix of the backlog.
+            SELECT s.last_offset INTO v_expired_end FROM queen.log_segments s
+             WHERE s.partition_id = c.partition_id
+               AND s.last_offset > v_committed
+               AND s.created_at <= now() - make_interval(secs => q.max_wait_time_seconds)
+             ORDER BY s.last_offset DESC LIMIT 1;
+            IF v_expired_end IS NOT NULL THEN
+                PERFORM queen.dead_letter_range(q.id, c.partition_id, v_committed + 1, v_expired_end, p_group,
+                    'not consumed within maxWaitTimeSeconds', 0, 'expired');
+                v_committed := v_expired_end;
                 v_attempts := 0;
                 v_attempt_at := 0;
             END IF;

@@ -1,0 +1,107 @@
+#include "api/group_requests.hpp"
+
+#include "core/message_id.hpp"
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace queen::api {
+
+using nlohmann::json;
+
+namespace {
+
+// The body as a JSON object; an empty body or `null` is an empty object.
+json object_body(std::string_view body) {
+    bool blank = true;
+    for (char c : body)
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n') blank = false;
+    if (blank) return json::object();
+    json j = parse_json_body(body);
+    if (j.is_null()) return json::object();
+    if (!j.is_object()) throw bad_request("request body must be a JSON object");
+    return j;
+}
+
+// A field's value, with null treated as absent.
+const json* field(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
+// parse_iso_time checks the shape; this checks the calendar (no 2026-02-30, no year 0).
+bool valid_date(const std::string& s) {
+    int year = std::stoi(s.substr(0, 4)), month = std::stoi(s.substr(5, 2)), day = std::stoi(s.substr(8, 2));
+    static constexpr int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    int limit = days[month - 1] + (month == 2 && leap ? 1 : 0);
+    return year >= 1 && day <= limit;
+}
+
+std::int64_t iso_field(const json& obj, const char* key) {
+    const json* v = field(obj, key);
+    if (!v) throw bad_request(fmt::format("{} is required (an ISO-8601 time stamp)", key));
+    if (!v->is_string()) throw bad_request(fmt::format("{} must be an ISO-8601 time stamp string", key));
+    const std::string text = v->get<std::string>();
+    auto t = core::parse_iso_time(text);
+    if (!t || !valid_date(text)) throw bad_request(fmt::format("{} must be an ISO-8601 time stamp, got '{}'", key, text));
+    return *t;
+}
+
+}  // namespace
+
+std::int64_t parse_extend_seconds(std::string_view body) {
+    json j = object_body(body);
+    const json* v = field(j, "seconds");
+    if (!v) return default_extend_seconds;
+    std::int64_t n = 0;
+    if (v->is_number_unsigned()) {
+        auto u = v->get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(max_extend_seconds))
+            throw bad_request(fmt::format("seconds must be between 1 and {}", max_extend_seconds));
+        n = static_cast<std::int64_t>(u);
+    } else if (v->is_number_integer()) {
+        n = v->get<std::int64_t>();
+    } else if (v->is_number_float()) {
+        double d = v->get<double>();
+        if (!std::isfinite(d) || d != std::floor(d)) throw bad_request("seconds must be a positive integer");
+        if (d < 1 || d > static_cast<double>(max_extend_seconds))
+            throw bad_request(fmt::format("seconds must be between 1 and {}", max_extend_seconds));
+        n = static_cast<std::int64_t>(d);
+    } else {
+        throw bad_request("seconds must be a positive integer");
+    }
+    if (n < 1 || n > max_extend_seconds)
+        throw bad_request(fmt::format("seconds must be between 1 and {}, got {}", max_extend_seconds, n));
+    return n;
+}
+
+seek_request parse_seek(std::string_view body) {
+    json j = object_body(body);
+    seek_request r;
+    if (const json* v = field(j, "toEnd")) {
+        if (!v->is_boolean()) throw bad_request("toEnd must be a boolean");
+        r.to_end = v->get<bool>();
+    }
+    const bool has_time = field(j, "timestamp") != nullptr;
+    if (r.to_end && has_time) throw bad_request("give either toEnd:true or timestamp, not both");
+    if (!r.to_end && !has_time) throw bad_request("give toEnd:true or a timestamp (ISO-8601) to seek to");
+    if (has_time) r.timestamp_us = iso_field(j, "timestamp");
+    return r;
+}
+
+std::int64_t parse_subscription(std::string_view body) {
+    json j = object_body(body);
+    return iso_field(j, "subscriptionTimestamp");
+}
+
+void check_group_name(const std::string& group) {
+    if (group.empty()) throw bad_request("consumer group must not be empty");
+    if (group.size() > 255) throw bad_request(fmt::format("consumer group is {} bytes long; the limit is 255", group.size()));
+    if (group.find('\0') != std::string::npos) throw bad_request("consumer group must not contain NUL characters");
+}
+
+}  // namespace queen::api

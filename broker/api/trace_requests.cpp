@@ -1,0 +1,101 @@
+#include "api/trace_requests.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+#include <set>
+
+namespace queen::api {
+
+using nlohmann::json;
+
+namespace {
+
+const json* field(const json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
+std::string bounded_string(const json& v, const std::string& what) {
+    if (!v.is_string()) throw bad_request(what + " must be a string");
+    auto s = v.get<std::string>();
+    if (s.empty()) throw bad_request(what + " must not be empty");
+    if (s.size() > 255) throw bad_request(fmt::format("{} is {} bytes long; the limit is 255", what, s.size()));
+    if (s.find('\0') != std::string::npos) throw bad_request(what + " must not contain NUL characters");
+    return s;
+}
+
+std::int64_t page_int(const std::map<std::string, std::string>& q, const char* key, std::int64_t fallback,
+                      std::int64_t min, std::int64_t max) {
+    auto it = q.find(key);
+    if (it == q.end() || it->second.empty()) return fallback;
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
+    if (ec != std::errc{} || ptr != it->second.data() + it->second.size())
+        throw bad_request(fmt::format("{} must be an integer, got '{}'", key, it->second));
+    if (v < min || v > max) throw bad_request(fmt::format("{} must be between {} and {}, got {}", key, min, max, v));
+    return v;
+}
+
+}  // namespace
+
+trace_request parse_trace(const json& body) {
+    if (!body.is_object()) throw bad_request("request body must be a JSON object");
+    trace_request t;
+    const json* tx = field(body, "transactionId");
+    if (!tx) throw bad_request("transactionId is required");
+    t.transaction_id = bounded_string(*tx, "transactionId");
+    const json* pid = field(body, "partitionId");
+    if (!pid) throw bad_request("partitionId is required");
+    if (!pid->is_string()) throw bad_request("partitionId must be a string");
+    t.partition_id = pid->get<std::string>();
+    if (t.partition_id.empty()) throw bad_request("partitionId must not be empty");
+    t.consumer_group = queue_mode_group;
+    if (const json* g = field(body, "consumerGroup")) {
+        if (!g->is_string()) throw bad_request("consumerGroup must be a string");
+        auto s = g->get<std::string>();
+        if (s.size() > 255) throw bad_request("consumerGroup is longer than 255 bytes");
+        if (!s.empty()) t.consumer_group = std::move(s);
+    }
+    if (const json* e = field(body, "eventType")) t.event_type = bounded_string(*e, "eventType");
+    auto data = body.find("data");
+    if (data == body.end()) throw bad_request("data is required");
+    t.data = data->dump(-1, ' ', false, json::error_handler_t::strict);
+    if (const json* names = field(body, "traceNames")) {
+        std::vector<const json*> items;
+        if (names->is_string()) {
+            items.push_back(names);
+        } else if (names->is_array()) {
+            if (names->size() > max_trace_names)
+                throw bad_request(fmt::format("traceNames may hold at most {} names", max_trace_names));
+            for (const auto& n : *names) items.push_back(&n);
+        } else {
+            throw bad_request("traceNames must be an array of strings or a string");
+        }
+        std::set<std::string> seen;
+        std::size_t i = 0;
+        for (const json* n : items) {
+            auto name = bounded_string(*n, names->is_array() ? fmt::format("traceNames[{}]", i) : "traceNames");
+            ++i;
+            if (seen.insert(name).second) t.trace_names.push_back(std::move(name));
+        }
+    }
+    return t;
+}
+
+std::optional<std::int64_t> parse_trace_partition_id(const std::string& s) {
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || v <= 0) return std::nullopt;
+    return v;
+}
+
+trace_page parse_trace_page(const std::map<std::string, std::string>& q, std::int64_t default_limit) {
+    trace_page p;
+    p.limit = page_int(q, "limit", default_limit, 1, 1000);
+    p.offset = page_int(q, "offset", 0, 0, 2147483647);
+    return p;
+}
+
+}  // namespace queen::api
