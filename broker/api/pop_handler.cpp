@@ -13,6 +13,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <sys/socket.h>
+
+#include <cerrno>
+
 namespace queen::api {
 
 namespace asio = boost::asio;
@@ -107,17 +111,21 @@ struct park_state {
 };
 
 // Watches the client's socket while a pop is parked: EOF or an error means it went away.
+// The peek never blocks: a readiness report can be spurious, and then the watch re-arms.
 void watch_client(asio::ip::tcp::socket& socket, std::shared_ptr<park_state> state) {
     socket.async_wait(asio::socket_base::wait_read, [&socket, state](boost::system::error_code ec) {
         if (ec) return;  // cancelled: the pop finished
         char byte;
-        boost::system::error_code peek_ec;
-        std::size_t n = socket.receive(asio::buffer(&byte, 1), asio::socket_base::message_peek, peek_ec);
-        if (n == 0 || peek_ec) {
+        ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+            watch_client(socket, state);
+            return;
+        }
+        if (n <= 0) {
             state->client_gone = true;
             state->timer.cancel();
         }
-        // Otherwise the client pipelined another request: it is still there.
+        // n > 0: the client pipelined another request; it is still there.
     });
 }
 
