@@ -3,6 +3,7 @@
 #include "api/routes.hpp"
 #include "app/broker_context.hpp"
 #include "config/config.hpp"
+#include "core/housekeeper.hpp"
 #include "core/pop_waiters.hpp"
 #include "core/push_fusion.hpp"
 #include "core/push_notifier.hpp"
@@ -80,8 +81,11 @@ int run() {
     http::server server(ioc, router,
                         http::server_options{cfg.host, cfg.port, cfg.max_body_bytes, cfg.read_timeout,
                                              cfg.idle_timeout, std::chrono::seconds(60)});
+    core::housekeeper housekeeping(executor, core::housekeeper_options{conninfo, cfg.housekeeping_interval,
+                                                                     cfg.group_idle, cfg.partition_idle});
     server.start();
     listener.start();
+    housekeeping.start();
     log::info("listening on http://{}:{}", cfg.host, server.port());
 
     boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
@@ -92,6 +96,7 @@ int run() {
         log::info("signal {}: stopping (in-flight requests get up to 5 s)", sig);
         server.stop();
         listener.stop();
+        housekeeping.stop();
         waiters.wake_all();
         // Stop once no connection is left, or after 5 s.
         auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);

@@ -67,6 +67,14 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     if (auto v = get(env, "QUEEN_LONGPOLL_RECHECK_MS"))
         c.longpoll_recheck = std::chrono::milliseconds(parse_number("QUEEN_LONGPOLL_RECHECK_MS", *v, 10, 60000));
 
+    if (auto v = get(env, "QUEEN_HOUSEKEEPING_INTERVAL_MS"))
+        c.housekeeping_interval =
+            std::chrono::milliseconds(parse_number("QUEEN_HOUSEKEEPING_INTERVAL_MS", *v, 50, 86400000));
+    if (auto v = get(env, "QUEEN_GROUP_IDLE_SECONDS"))
+        c.group_idle = std::chrono::seconds(parse_number("QUEEN_GROUP_IDLE_SECONDS", *v, 0, 1LL << 31));
+    if (auto v = get(env, "QUEEN_PARTITION_IDLE_SECONDS"))
+        c.partition_idle = std::chrono::seconds(parse_number("QUEEN_PARTITION_IDLE_SECONDS", *v, 1, 1LL << 31));
+
     if (auto url = get(env, "QUEEN_DATABASE_URL")) {
         c.conninfo = *url;
         c.embedded = false;
@@ -110,10 +118,10 @@ std::string redact_conninfo(const std::string& conninfo) {
 std::string describe(const broker_config& c) {
     return fmt::format(
         "config: HOST={} PORT={} threads={} database={} DB_POOL_SIZE={} QUEEN_APPLY_SCHEMA={} "
-        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} longpoll_recheck_ms={}",
+        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} longpoll_recheck_ms={} housekeeping_interval_ms={} group_idle_s={} partition_idle_s={}",
         c.host, c.port, c.threads, c.embedded ? std::string("embedded") : redact_conninfo(c.conninfo), c.pool_size,
         c.apply_schema, c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(),
-        c.longpoll_recheck.count());
+        c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.group_idle.count(), c.partition_idle.count());
 }
 
 }  // namespace queen::config

@@ -31,6 +31,10 @@ struct broker_config {
     std::size_t push_fusion_max_items = 20000;
     // Long-poll: a parked pop re-checks at least this often (leases expire, delays pass).
     std::chrono::milliseconds longpoll_recheck{1000};
+    // Housekeeping (one elected broker): how often, and when groups/partitions count as idle.
+    std::chrono::milliseconds housekeeping_interval{60000};
+    std::chrono::seconds group_idle{0};                 // 0: consumer groups never expire
+    std::chrono::seconds partition_idle{30 * 86400};
 };
 
 // Reads the environment; throws std::invalid_argument naming the bad variable.

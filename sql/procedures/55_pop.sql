@@ -86,6 +86,12 @@ BEGIN
             END IF;
         END IF;
 
+        -- Retention may have removed segments past the cursor: skip to the oldest one left.
+        SELECT s.first_offset - 1 INTO v_ready_end FROM queen.log_segments s
+         WHERE s.partition_id = c.partition_id AND s.last_offset > v_committed
+         ORDER BY s.last_offset LIMIT 1;
+        v_committed := greatest(v_committed, coalesce(v_ready_end, c.last_offset));
+
         IF q.max_wait_time_seconds > 0 THEN
             -- Messages still unconsumed after maxWaitTimeSeconds go to the dead letters
             -- (reason 'expired'); createdAt is monotone, so they are a prefix of the backlog.

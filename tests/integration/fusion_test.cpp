@@ -9,12 +9,20 @@
 #include <libpq-fe.h>
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <iostream>
 #include <latch>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -40,7 +48,8 @@ std::string quote(const std::string& s) {
 // database ("postgres"), so the reads themselves are not counted.
 class commit_counter {
 public:
-    commit_counter() : conn_(PQconnectdb(cluster().conninfo_for("postgres").c_str()), &PQfinish) {
+    explicit commit_counter(const test_cluster& db)
+        : db_(db), conn_(PQconnectdb(db.conninfo_for("postgres").c_str()), &PQfinish) {
         if (PQstatus(conn_.get()) != CONNECTION_OK)
             throw std::runtime_error(std::string("stats connection: ") + PQerrorMessage(conn_.get()));
     }
@@ -48,7 +57,7 @@ public:
     long long read() {
         exec("SELECT pg_stat_clear_snapshot()");
         return std::stoll(exec("SELECT xact_commit FROM pg_stat_database WHERE datname = " +
-                               quote(cluster().database())));
+                               quote(db_.database())));
     }
 
     // Statistics reach shared memory lazily: a backend flushes when it goes idle, but not
@@ -79,7 +88,85 @@ private:
             throw std::runtime_error(sql + ": " + PQerrorMessage(conn_.get()));
         return PQntuples(r.get()) > 0 ? PQgetvalue(r.get(), 0, 0) : "";
     }
+    const test_cluster& db_;
     std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+};
+
+// One HTTP/1.1 request on its own TCP connection, sent in two parts: everything but the
+// last byte first (connect, headers, body), then the last byte, so that many such requests
+// can be made to arrive at the broker within microseconds of each other.
+class split_request {
+public:
+    split_request(unsigned short port, const std::string& target, const std::string& body) {
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        if (fd_ < 0) throw std::runtime_error("socket failed");
+        int one = 1;
+        ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_port = htons(port);
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+            throw std::runtime_error("connect failed");
+        request_ = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                   "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        send_all(request_.data(), request_.size() - 1);
+    }
+    ~split_request() {
+        if (fd_ >= 0) ::close(fd_);
+    }
+    split_request(const split_request&) = delete;
+    split_request& operator=(const split_request&) = delete;
+
+    void finish() { send_all(request_.data() + request_.size() - 1, 1); }
+
+    // Reads the whole answer (the broker closes the connection after it: Connection: close).
+    http_reply read_reply() {
+        std::string raw;
+        char buf[8192];
+        for (;;) {
+            ssize_t n = ::read(fd_, buf, sizeof buf);
+            if (n <= 0) break;
+            raw.append(buf, static_cast<std::size_t>(n));
+        }
+        http_reply out;
+        auto head_end = raw.find("\r\n\r\n");
+        if (raw.rfind("HTTP/1.1 ", 0) != 0 || head_end == std::string::npos)
+            throw std::runtime_error("malformed answer: " + raw.substr(0, 200));
+        out.status = std::stoi(raw.substr(9, 3));
+        std::size_t pos = raw.find("\r\n") + 2;
+        while (pos < head_end) {
+            auto eol = raw.find("\r\n", pos);
+            auto line = raw.substr(pos, eol - pos);
+            auto colon = line.find(':');
+            if (colon != std::string::npos) {
+                std::string name = line.substr(0, colon);
+                std::transform(name.begin(), name.end(), name.begin(),
+                               [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+                auto value = line.substr(colon + 1);
+                value.erase(0, value.find_first_not_of(' '));
+                out.headers[name] = value;
+            }
+            pos = eol + 2;
+        }
+        out.body = raw.substr(head_end + 4);
+        if (out.headers.count("content-length") &&
+            out.body.size() != std::stoul(out.headers.at("content-length")))
+            throw std::runtime_error("truncated answer: " + raw.substr(0, 200));
+        return out;
+    }
+
+private:
+    void send_all(const char* data, std::size_t size) {
+        while (size > 0) {
+            ssize_t n = ::write(fd_, data, size);
+            if (n <= 0) throw std::runtime_error("write failed");
+            data += n;
+            size -= static_cast<std::size_t>(n);
+        }
+    }
+    int fd_ = -1;
+    std::string request_;
 };
 
 // Opens every connection of the broker's pool (and warms the push path) so that connection
@@ -103,9 +190,11 @@ void warm_up(const broker_process& b) {
 }  // namespace
 
 TEST(Fusion, ConcurrentPushesShareFewCommitsAndEachGetsItsOwnAnswers) {
-    broker_process fused(cluster().conninfo(), {{"QUEEN_PUSH_FUSION_WAIT_US", "20000"}});
+    // A cluster of its own: no other broker of this binary can add commits to the count.
+    test_cluster db;
+    broker_process fused(db.conninfo(), {{"QUEEN_PUSH_FUSION_WAIT_US", "20000"}});
     warm_up(fused);
-    commit_counter commits;
+    commit_counter commits(db);
 
     // Control: sequential pushes cannot be fused, so the counter must see at least one commit each.
     {
@@ -121,6 +210,8 @@ TEST(Fusion, ConcurrentPushesShareFewCommitsAndEachGetsItsOwnAnswers) {
         ASSERT_GE(sequential, 10) << "the commit counter does not see the broker's transactions";
     }
 
+    // 40 requests (plus 5 invalid neighbours), each from its own thread on its own connection;
+    // each thread sends all but the last byte, then all send their last byte together.
     const std::string q = unique_name("fusion");
     constexpr int n = 40;
     constexpr int bad = 5;
@@ -131,8 +222,8 @@ TEST(Fusion, ConcurrentPushesShareFewCommitsAndEachGetsItsOwnAnswers) {
     const long long before = commits.stable();
     for (int i = 0; i < n + bad; ++i)
         threads.emplace_back([&, i] {
+            std::optional<split_request> req;
             try {
-                auto c = client_of(fused);
                 json items = json::array();
                 if (i < n) {
                     for (int k = 0; k < 2; ++k)
@@ -144,9 +235,15 @@ TEST(Fusion, ConcurrentPushesShareFewCommitsAndEachGetsItsOwnAnswers) {
                     // Neighbours that are rejected by validation.
                     items.push_back(json{{"queue", q}, {"partition", "bad"}, {"payload", 1}, {"traceId", "nope"}});
                 }
-                const std::string body = json{{"items", items}}.dump();
-                ready.arrive_and_wait();
-                auto r = c.post("/api/v1/push", body);
+                req.emplace(fused.port(), "/api/v1/push", json{{"items", items}}.dump());
+            } catch (const std::exception& e) {
+                errors[i] = e.what();
+            }
+            ready.arrive_and_wait();
+            if (!req) return;
+            try {
+                req->finish();
+                auto r = req->read_reply();
                 if (i < n) replies[i] = std::move(r);
                 else bad_replies[i - n] = std::move(r);
             } catch (const std::exception& e) {
@@ -193,13 +290,13 @@ TEST(Fusion, ConcurrentPushesShareFewCommitsAndEachGetsItsOwnAnswers) {
     std::sort(expected.begin(), expected.end());
     std::string expected_text;
     for (const auto& e : expected) expected_text += (expected_text.empty() ? "" : ",") + e;
-    EXPECT_EQ(cluster().run_sql("SELECT string_agg(x, ',' ORDER BY x COLLATE \"C\") FROM ("
+    EXPECT_EQ(db.run_sql("SELECT string_agg(x, ',' ORDER BY x COLLATE \"C\") FROM ("
                                 "SELECT partition || ':' || \"offset\" || ':' || transaction_id || ':' || id || ':' || "
                                 "(payload->>'i') || '/' || (payload->>'k') AS x FROM queen.messages WHERE queue = " + quote(q) + ") m"),
               expected_text);
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)),
+    EXPECT_EQ(db.run_sql("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)),
               std::to_string(2 * n));
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.log_partitions p JOIN queen.queues qu "
+    EXPECT_EQ(db.run_sql("SELECT count(*) FROM queen.log_partitions p JOIN queen.queues qu "
                                 "ON qu.id = p.queue_id WHERE qu.name = " + quote(q) + " AND p.name = 'bad'"),
               "0");
 

@@ -150,7 +150,7 @@ TEST_F(LeaseExtend, BadSecondsAre400AndChangeNothing) {
 TEST_F(LeaseExtend, UnknownMalformedExpiredAndReleasedLeases) {
     configure(1);
     const std::string unknown = "0b6f4a6e-8a8e-4c39-9f3e-2f6c6a3b9d11";
-    for (const std::string id : {unknown, std::string("not-a-lease")}) {
+    for (const std::string& id : {unknown, std::string("not-a-lease")}) {
         auto r = extend(id, "{}");
         ASSERT_EQ(r.status, 200) << r.body;
         EXPECT_EQ(r.json(), json::parse(R"([{"leaseId":")" + id +

@@ -1,0 +1,70 @@
+#include "core/housekeeper.hpp"
+
+#include "log/log.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <optional>
+
+namespace queen::core {
+
+namespace asio = boost::asio;
+
+namespace {
+// Advisory lock key of the housekeeping leader ("QUEENHK").
+constexpr const char* leader_lock_key = "5138047736113649227";
+}  // namespace
+
+housekeeper::housekeeper(asio::any_io_executor executor, housekeeper_options options)
+    : executor_(std::move(executor)), options_(std::move(options)) {
+    pool_ = std::make_shared<db::pg_pool>(executor_, db::pg_pool_options{options_.conninfo, 1});
+}
+
+void housekeeper::start() {
+    asio::co_spawn(executor_, run(), asio::detached);
+}
+
+void housekeeper::stop() {
+    state_->stopped = true;
+    pool_->close();
+}
+
+asio::awaitable<void> housekeeper::run() {
+    auto st = state_;
+    auto pool = pool_;
+    std::optional<db::pooled_connection> conn;  // held while leader: the session owns the lock
+    asio::steady_timer timer(executor_);
+    const std::string group_idle = std::to_string(options_.group_idle.count());
+    const std::string partition_idle = std::to_string(options_.partition_idle.count());
+    while (!st->stopped) {
+        timer.expires_after(options_.interval);
+        boost::system::error_code ec;
+        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        if (st->stopped) break;
+        try {
+            if (!conn) {
+                auto c = co_await pool->acquire();
+                auto got = co_await c.exec(std::string("SELECT pg_try_advisory_lock(") + leader_lock_key + ")");
+                if (!got.boolean(0, 0)) continue;  // another broker leads; c returns to the pool
+                conn.emplace(std::move(c));
+                st->leader = true;
+                log::info("housekeeping: this broker is the leader");
+            }
+            std::vector<db::pg_param> params{db::pg_param::text(group_idle), db::pg_param::text(partition_idle)};
+            auto res = co_await conn->exec("SELECT queen.run_housekeeping($1::int, $2::int)", params);
+            log::debug("housekeeping: {}", std::string(res.text(0, 0)));
+        } catch (const std::exception& e) {
+            // A lost connection also lost the lock: compete again at the next tick.
+            if (st->leader) log::warn("housekeeping: giving up leadership: {}", e.what());
+            st->leader = false;
+            conn.reset();
+        }
+    }
+    conn.reset();
+}
+
+}  // namespace queen::core

@@ -1,0 +1,118 @@
+-- Housekeeping, run by exactly one broker at a time (the holder of the session advisory lock
+-- taken in broker/core/housekeeper.cpp), every QUEEN_HOUSEKEEPING_INTERVAL_MS.
+-- queen.run_housekeeping(group_idle_seconds, partition_idle_seconds, batch) → jsonb counts:
+--   * retention (queues with retentionEnabled): whole segments only, never one split —
+--     retentionSeconds: segments older than that, consumed or not;
+--     completedRetentionSeconds: segments older than that AND consumed by every consumer
+--     group of the partition (a partition nobody consumes keeps everything);
+--   * dedup-window expiry: dedup entries older than their queue's dedupWindowSeconds;
+--   * consumer groups idle longer than group_idle_seconds (0 = never) are dropped — cursors
+--     and subscription — so an abandoned group cannot hold completed retention back forever;
+--   * partitions with no stored message, no live lease and no push for partition_idle_seconds
+--     are reclaimed with their cursors and dedup entries.
+-- Each step touches at most p_batch rows per run, so one run stays a short transaction.
+
+CREATE OR REPLACE FUNCTION queen.run_housekeeping(
+    p_group_idle_seconds integer, p_partition_idle_seconds integer, p_batch integer DEFAULT 10000)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_retention bigint := 0;
+    v_completed bigint := 0;
+    v_dedup     bigint := 0;
+    v_groups    bigint := 0;
+    v_parts     bigint := 0;
+BEGIN
+    IF p_group_idle_seconds > 0 THEN
+        WITH idle AS (
+            SELECT c.queue_id, c.consumer_group
+              FROM queen.log_consumers c
+             WHERE c.consumer_group <> '__QUEUE_MODE__'
+             GROUP BY c.queue_id, c.consumer_group
+            HAVING coalesce(max(c.last_claimed_at), '-infinity') < now() - make_interval(secs => p_group_idle_seconds)
+               AND bool_and(c.lease_id IS NULL OR c.lease_expires_at <= now())
+             LIMIT p_batch
+        ), dropped_meta AS (
+            DELETE FROM queen.consumer_groups g
+             USING idle i JOIN queen.queues q ON q.id = i.queue_id
+             WHERE g.queue_name = q.name AND g.consumer_group = i.consumer_group
+               AND g.created_at < now() - make_interval(secs => p_group_idle_seconds)
+            RETURNING g.consumer_group, q.id AS queue_id
+        )
+        DELETE FROM queen.log_consumers c
+         USING dropped_meta d
+         WHERE c.queue_id = d.queue_id AND c.consumer_group = d.consumer_group;
+        GET DIAGNOSTICS v_groups = ROW_COUNT;
+    END IF;
+
+    WITH doomed AS (
+        SELECT s.partition_id, s.last_offset
+          FROM queen.log_segments s
+          JOIN queen.log_partitions p ON p.id = s.partition_id
+          JOIN queen.queues q ON q.id = p.queue_id
+         WHERE q.retention_enabled AND q.retention_seconds > 0
+           AND s.created_at < now() - make_interval(secs => q.retention_seconds)
+         LIMIT p_batch
+    )
+    DELETE FROM queen.log_segments s USING doomed d
+     WHERE s.partition_id = d.partition_id AND s.last_offset = d.last_offset;
+    GET DIAGNOSTICS v_retention = ROW_COUNT;
+
+    WITH consumed AS (
+        SELECT c.partition_id, min(c.committed) AS upto
+          FROM queen.log_consumers c
+         GROUP BY c.partition_id
+    ), doomed AS (
+        SELECT s.partition_id, s.last_offset
+          FROM queen.log_segments s
+          JOIN consumed k ON k.partition_id = s.partition_id
+          JOIN queen.log_partitions p ON p.id = s.partition_id
+          JOIN queen.queues q ON q.id = p.queue_id
+         WHERE q.retention_enabled AND q.completed_retention_seconds > 0
+           AND s.last_offset <= k.upto
+           AND s.created_at < now() - make_interval(secs => q.completed_retention_seconds)
+         LIMIT p_batch
+    )
+    DELETE FROM queen.log_segments s USING doomed d
+     WHERE s.partition_id = d.partition_id AND s.last_offset = d.last_offset;
+    GET DIAGNOSTICS v_completed = ROW_COUNT;
+
+    WITH expired AS (
+        SELECT d.partition_id, d.transaction_id
+          FROM queen.log_dedup d
+          JOIN queen.log_partitions p ON p.id = d.partition_id
+          JOIN queen.queues q ON q.id = p.queue_id
+         WHERE d.created_at < now() - make_interval(secs => q.dedup_window_seconds)
+         LIMIT p_batch
+    )
+    DELETE FROM queen.log_dedup d USING expired e
+     WHERE d.partition_id = e.partition_id AND d.transaction_id = e.transaction_id;
+    GET DIAGNOSTICS v_dedup = ROW_COUNT;
+
+    IF p_partition_idle_seconds > 0 THEN
+        WITH idle AS (
+            SELECT p.id
+              FROM queen.log_partitions p
+             WHERE coalesce(p.last_push_at, p.created_at) < now() - make_interval(secs => p_partition_idle_seconds)
+               AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id)
+               AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
+                                WHERE c.partition_id = p.id AND c.lease_id IS NOT NULL AND c.lease_expires_at > now())
+             LIMIT p_batch
+               FOR UPDATE SKIP LOCKED
+        ), gone_cursors AS (
+            DELETE FROM queen.log_consumers c USING idle i WHERE c.partition_id = i.id
+        ), gone_dedup AS (
+            DELETE FROM queen.log_dedup d USING idle i WHERE d.partition_id = i.id
+        )
+        DELETE FROM queen.log_partitions p USING idle i WHERE p.id = i.id;
+        GET DIAGNOSTICS v_parts = ROW_COUNT;
+    END IF;
+
+    RETURN jsonb_build_object('retentionSegments', v_retention, 'completedRetentionSegments', v_completed,
+                              'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts);
+END;
+$$;
+COMMENT ON FUNCTION queen.run_housekeeping(integer, integer, integer) IS
+  'Retention (whole segments), dedup-window expiry, idle group expiry, idle partition reclaim.';
