@@ -18,3 +18,18 @@ LANGUAGE sql STABLE PARALLEL SAFE
 AS $$ SELECT * FROM queen.segment_frames(p_body) $$;
 COMMENT ON FUNCTION queen.decode_segment(bytea) IS
   'Frames of a segment; payload columns are NULL for a codec this database cannot decode.';
+
+-- queen.payload_jsonb(payload text): a stored payload (JSON text) as jsonb for SQL readers.
+-- jsonb cannot hold the escape \u0000, which JSON allows in strings: such escapes become
+-- \ufffd here (the exact text stays available as the payload text itself).
+CREATE OR REPLACE FUNCTION queen.payload_jsonb(p_payload text)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN strpos(p_payload, '\u0000') > 0
+                THEN regexp_replace(p_payload, '(?<!\\)((?:\\\\)*)\\u0000', '\1\\ufffd', 'g')::jsonb
+                ELSE p_payload::jsonb
+           END
+$$;
+COMMENT ON FUNCTION queen.payload_jsonb(text) IS
+  'A stored JSON payload as jsonb (\u0000 escapes, which jsonb cannot hold, become \ufffd).';

@@ -50,7 +50,7 @@ LANGUAGE sql
 AS $$
     SELECT p.lease_id, p.partition_id, p.partition_name, p.seg_first + f.idx,
            queen.message_id(p.partition_id, p.seg_first + f.idx), f.transaction_id, f.trace_id,
-           f.payload::jsonb, f.created_at
+           queen.payload_jsonb(f.payload), f.created_at
       FROM queen.pop(p_queue, p_partition, coalesce(p_consumer_group, '__QUEUE_MODE__'), p_batch, 1, p_auto_ack,
                      true, NULL) p
      CROSS JOIN LATERAL queen.decode_segment(p.seg_body) f

@@ -1,6 +1,7 @@
 -- queen.messages: every stored message, decoded from its segment by plain SQL (raw
 -- segments; a zstd segment that this database cannot decode shows its rows with codec
--- 'zstd' and NULL payload columns). Filters on queue, partition or partition_id touch
+-- 'zstd' and NULL payload columns). payload is jsonb (see queen.payload_jsonb);
+-- payload_text is the JSON text exactly as stored. Filters on queue, partition or partition_id touch
 -- only that partition's segments. For a lookup by id use queen.message(id), which reads
 -- exactly one segment.
 
@@ -13,9 +14,10 @@ SELECT queen.message_id(s.partition_id, s.first_offset + f.idx) AS id,
        f.transaction_id,
        f.trace_id,
        f.producer_sub,
-       f.payload::jsonb AS payload,
+       queen.payload_jsonb(f.payload) AS payload,
        s.created_at,
-       CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END AS codec
+       CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END AS codec,
+       f.payload AS payload_text
   FROM queen.log_segments s
   JOIN queen.log_partitions p ON p.id = s.partition_id
   JOIN queen.queues q ON q.id = p.queue_id
@@ -27,8 +29,8 @@ RETURNS SETOF queen.messages
 LANGUAGE sql STABLE
 AS $$
     SELECT queen.message_id(s.partition_id, s.first_offset + f.idx), q.name, p.name, s.partition_id,
-           s.first_offset + f.idx, f.transaction_id, f.trace_id, f.producer_sub, f.payload::jsonb,
-           s.created_at, CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END
+           s.first_offset + f.idx, f.transaction_id, f.trace_id, f.producer_sub, queen.payload_jsonb(f.payload),
+           s.created_at, CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END, f.payload
       FROM (SELECT * FROM queen.log_segments seg
              WHERE seg.partition_id = queen.message_id_partition(p_id)
                AND seg.last_offset >= queen.message_id_offset(p_id)

@@ -1,0 +1,125 @@
+-- queen.push_spooled: stores records drained from a broker's spool (docs/maintenance-and-spool.md)
+-- when some of them are "in doubt": a direct attempt to store them may have committed before
+-- the broker lost its connection, or a drain of them was interrupted before the broker could
+-- note that it committed. Such an item must not be stored twice, whatever the queue's
+-- dedupWindowSeconds (0 included), so it is probed before it is pushed.
+-- Inputs: exactly those of queen.push (keys p_queues/p_partitions/p_counts, then the items
+--   grouped by key in key order), plus p_probe_since[i] per item: NULL for an item that was
+--   never sent to the database (pushed like any other), or a time no later than any moment
+--   the item could have been stored (the broker sends its acceptance time minus a margin
+--   for clock skew).
+-- Probe (in-doubt items only): the item is a duplicate when its transactionId is stored in
+--   the partition in a segment created at or after p_probe_since[i] (segments are walked
+--   backwards from the newest, through queen.decode_segment, so the cost is the partition's
+--   segments since that time), or in queen.log_dedup with created_at at or after that time.
+--   The partition row is locked FOR UPDATE before the probe, so a commit of the same item
+--   by another session is either visible or waited for. Frames that this database cannot
+--   decode (zstd without queen_ext) cannot be probed: a WARNING is raised and only
+--   queen.log_dedup counts for them.
+-- Everything else goes through queen.push, one call per key, keys in the same byte order
+--   as queen.push locks them (no new deadlock between pushers), with the queue's normal
+--   dedup window and back-pressure (QN429 aborts the whole call, nothing stored).
+-- Output: one row per item, like queen.push: 'queued' with partition, offset and createdAt,
+--   or 'duplicate' with the partition and the stored original's offset (created_at NULL).
+
+CREATE OR REPLACE FUNCTION queen.push_spooled(
+    p_queues text[], p_partitions text[], p_counts integer[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[],
+    p_probe_since timestamptz[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    k          record;
+    v_queue_id bigint;
+    v_pid      bigint;
+    v_since    timestamptz;
+    v_after    bigint;
+    v_dups     integer[];
+    v_dup_offs bigint[];
+    v_keep     integer[];
+    v_opaque   bigint;
+BEGIN
+    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
+        RAISE EXCEPTION 'push_spooled: key arrays differ in length' USING ERRCODE = '22023';
+    END IF;
+    IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> cardinality(p_txids)
+       OR cardinality(p_txids) <> cardinality(p_trace_ids)
+       OR cardinality(p_txids) <> cardinality(p_producers)
+       OR cardinality(p_txids) <> cardinality(p_payloads)
+       OR cardinality(p_txids) <> cardinality(p_probe_since) THEN
+        RAISE EXCEPTION 'push_spooled: item arrays do not match the key counts' USING ERRCODE = '22023';
+    END IF;
+
+    FOR k IN
+        SELECT u.queue, u.part,
+               (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer AS lo,
+               (sum(u.cnt) OVER (ORDER BY u.ord))::integer AS hi
+          FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS u(queue, part, cnt, ord)
+         ORDER BY u.queue COLLATE "C", u.part COLLATE "C"
+    LOOP
+        CONTINUE WHEN k.hi < k.lo;
+        v_dups := '{}';
+        v_dup_offs := '{}';
+        SELECT min(p_probe_since[g.i]) INTO v_since FROM generate_series(k.lo, k.hi) AS g(i);
+
+        IF v_since IS NOT NULL THEN
+            v_queue_id := queen.ensure_queue(k.queue);
+            v_pid := queen.ensure_partition(v_queue_id, k.part);
+            PERFORM 1 FROM queen.log_partitions p WHERE p.id = v_pid FOR UPDATE;
+            -- Segments with last_offset > v_after are exactly those created at or after v_since.
+            v_after := queen.offset_at_time(v_pid, v_since, false);
+
+            WITH frames AS MATERIALIZED (
+                SELECT f.transaction_id AS txid, s.first_offset + f.idx AS off, s.created_at AS at
+                  FROM queen.log_segments s
+                  CROSS JOIN LATERAL queen.decode_segment(s.body) AS f
+                 WHERE s.partition_id = v_pid AND s.last_offset > v_after
+            ), stored AS (
+                SELECT fr.txid, fr.off, fr.at FROM frames fr WHERE fr.txid = ANY (p_txids[k.lo:k.hi])
+                UNION ALL
+                SELECT d.transaction_id, d.msg_offset, d.created_at
+                  FROM queen.log_dedup d
+                 WHERE d.partition_id = v_pid AND d.created_at >= v_since
+                   AND d.transaction_id = ANY (p_txids[k.lo:k.hi])
+            ), hits AS (
+                SELECT g.i, (SELECT min(st.off) FROM stored st
+                              WHERE st.txid = p_txids[g.i] AND st.at >= p_probe_since[g.i]) AS off
+                  FROM generate_series(k.lo, k.hi) AS g(i)
+                 WHERE p_probe_since[g.i] IS NOT NULL
+            )
+            SELECT (SELECT coalesce(array_agg(h.i ORDER BY h.i), '{}') FROM hits h WHERE h.off IS NOT NULL),
+                   (SELECT coalesce(array_agg(h.off ORDER BY h.i), '{}') FROM hits h WHERE h.off IS NOT NULL),
+                   (SELECT count(*) FROM frames fr WHERE fr.txid IS NULL)
+              INTO v_dups, v_dup_offs, v_opaque;
+            IF v_opaque > 0 THEN
+                RAISE WARNING 'push_spooled: % frame(s) of partition % cannot be decoded here; in-doubt items were probed against log_dedup only',
+                    v_opaque, v_pid;
+            END IF;
+        END IF;
+
+        SELECT coalesce(array_agg(g.i ORDER BY g.i), '{}') INTO v_keep
+          FROM generate_series(k.lo, k.hi) AS g(i)
+         WHERE NOT (g.i = ANY (v_dups));
+
+        IF cardinality(v_keep) > 0 THEN
+            RETURN QUERY
+                SELECT v_keep[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+                  FROM queen.push(
+                        ARRAY[k.queue], ARRAY[k.part], ARRAY[cardinality(v_keep)],
+                        ARRAY(SELECT p_txids[x.i] FROM unnest(v_keep) WITH ORDINALITY AS x(i, o) ORDER BY x.o),
+                        ARRAY(SELECT p_trace_ids[x.i] FROM unnest(v_keep) WITH ORDINALITY AS x(i, o) ORDER BY x.o),
+                        ARRAY(SELECT p_producers[x.i] FROM unnest(v_keep) WITH ORDINALITY AS x(i, o) ORDER BY x.o),
+                        ARRAY(SELECT p_payloads[x.i] FROM unnest(v_keep) WITH ORDINALITY AS x(i, o) ORDER BY x.o)) AS r;
+        END IF;
+        IF cardinality(v_dups) > 0 THEN
+            RETURN QUERY
+                SELECT x.i, 'duplicate'::text, v_pid, x.off, NULL::timestamptz
+                  FROM unnest(v_dups, v_dup_offs) AS x(i, off);
+        END IF;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.push_spooled(text[], text[], integer[], text[], uuid[], text[], text[], timestamptz[]) IS
+  'Stores drained spool records like queen.push, probing in-doubt items first so that none is stored twice.';
