@@ -12,7 +12,10 @@
 #include "embedded/embedded_postgres.hpp"
 #include "http/server.hpp"
 #include "log/log.hpp"
+#include "maintenance/maintenance_flags.hpp"
 #include "schema/migrator.hpp"
+#include "spool/spool_drainer.hpp"
+#include "spool/spool_file.hpp"
 
 #include <utility>
 #include <boost/asio/io_context.hpp>
@@ -53,6 +56,14 @@ int run() {
     log::info("schema version {} ({} migrations applied now); no extension required", report.database_version,
               report.applied);
 
+    // Maintenance flags and the spool (docs/maintenance-and-spool.md). A spool left non-empty
+    // by an earlier run is recovered here and drained once serving starts.
+    auto initial_flags = maintenance::maintenance_flags::load(conninfo);
+    spool::spool_file spool(
+        spool::spool_options{cfg.spool_dir, cfg.port, initial_flags.database_id, cfg.spool_max_bytes});
+    log::info("spool: {} ({}); push maintenance {}, pop maintenance {}", spool.path().string(),
+              spool.recovery_summary(), initial_flags.push ? "ON" : "off", initial_flags.pop ? "ON" : "off");
+
     boost::asio::io_context ioc(static_cast<int>(cfg.threads));
     auto executor = ioc.get_executor();
     db::pg_pool pool(executor, db::pg_pool_options{conninfo, cfg.pool_size});
@@ -61,12 +72,21 @@ int run() {
     core::push_fusion fusion(executor, pool, notifier,
                              core::push_fusion_options{cfg.push_fusion_wait, cfg.push_fusion_max_items,
                                                        std::max<std::size_t>(1, cfg.pool_size / 2)});
-    db::pg_listener listener(executor, conninfo, {core::push_notifier::channel},
+    maintenance::maintenance_flags flags(executor, pool, initial_flags, cfg.maintenance_refresh);
+    spool::spool_drainer drainer(executor, pool, notifier, flags, spool);
+    flags.on_push_resumed([&drainer] { drainer.kick(); });
+    db::pg_listener listener(executor, conninfo, {core::push_notifier::channel, maintenance::maintenance_flags::channel},
                              db::pg_listener_handlers{
-                                 [&notifier](const std::string&, const std::string& payload) {
-                                     notifier.on_notification(payload);
+                                 [&notifier, &flags](const std::string& channel, const std::string& payload) {
+                                     if (channel == maintenance::maintenance_flags::channel)
+                                         flags.on_notification(payload);
+                                     else
+                                         notifier.on_notification(payload);
                                  },
-                                 [&waiters] { waiters.wake_all(); }});
+                                 [&waiters, &flags] {
+                                     waiters.wake_all();
+                                     flags.refresh_soon();
+                                 }});
 
     app::broker_context ctx{cfg,
                             pool,
@@ -75,7 +95,10 @@ int run() {
                             waiters,
                             api::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes},
                             cfg.embedded ? "embedded" : "external",
-                            report.database_version};
+                            report.database_version,
+                            &flags,
+                            &spool,
+                            &drainer};
     http::router router;
     api::register_routes(router, ctx);
     http::server server(ioc, router,
@@ -86,6 +109,8 @@ int run() {
     server.start();
     listener.start();
     housekeeping.start();
+    flags.start();
+    drainer.start();
     log::info("listening on http://{}:{}", cfg.host, server.port());
 
     boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
@@ -97,6 +122,8 @@ int run() {
         server.stop();
         listener.stop();
         housekeeping.stop();
+        flags.stop();
+        drainer.stop();
         waiters.wake_all();
         // Stop once no connection is left, or after 5 s.
         auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);

@@ -4,6 +4,7 @@
 #include "db/pg_binary.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
+#include "maintenance/maintenance_flags.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -149,6 +150,12 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
     if (rc.path_params.size() > 1) partition = rc.path_params[1];
     auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
+    // Pop maintenance: 204; a long-poll waits (up to its timeout) for maintenance to end.
+    if (ctx.maintenance && ctx.maintenance->pop_paused()) {
+        const bool resumed =
+            co_await ctx.maintenance->wait_pop_resumed(p.wait ? deadline : std::chrono::steady_clock::now());
+        if (!resumed) co_return http::no_content();
+    }
 
     auto state = std::make_shared<park_state>(rc.executor);
     std::uint64_t waiter = 0;

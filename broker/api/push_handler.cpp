@@ -1,16 +1,31 @@
 #include "api/json_text.hpp"
+#include "api/maintenance.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
+#include "db/pg_error.hpp"
 #include "http/responses.hpp"
+#include "log/log.hpp"
 
 namespace queen::api {
 
 // POST /api/v1/push: 201 with one answer per item, in request order.
 boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, http::request_context& rc) {
+    const std::int64_t accepted_at = wall_clock_us();
     auto body = parse_json_body(rc.req.body());
     auto items = parse_push(body, ctx.limits);
+    // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
+    if (!items.empty() && push_goes_to_spool(ctx)) co_return co_await spool_push(ctx, items, accepted_at, false);
     std::vector<core::push_outcome> outcomes;
-    if (!items.empty()) outcomes = co_await ctx.fusion.push(items);
+    bool database_lost = false;
+    try {
+        if (!items.empty()) outcomes = co_await ctx.fusion.push(items);
+    } catch (const db::pg_error& e) {
+        if (e.kind() != db::pg_error_kind::connection_lost || !ctx.spool) throw;
+        log::warn("push: database unavailable ({}); {} item(s) go to the spool", e.what(), items.size());
+        database_lost = true;
+    }
+    // The attempt may have committed before the connection was lost: spooled "in doubt".
+    if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true);
     std::string out = "[";
     for (std::size_t i = 0; i < items.size(); ++i) {
         const auto& item = items[i];

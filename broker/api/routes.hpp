@@ -33,5 +33,10 @@ boost::asio::awaitable<http::response> handle_trace_record(app::broker_context& 
 boost::asio::awaitable<http::response> handle_message_traces(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_traces_by_name(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_trace_names(app::broker_context& ctx, http::request_context& rc);
+// Maintenance and the spool (api/maintenance_handler.cpp).
+boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_transaction_guarded(app::broker_context& ctx, http::request_context& rc);
 
 }  // namespace queen::api

@@ -38,6 +38,20 @@ std::int64_t page_int(const std::map<std::string, std::string>& q, const char* k
     return v;
 }
 
+// True when a string (or object key) anywhere in v holds a NUL character, which PostgreSQL's
+// jsonb cannot store ("\u0000 cannot be converted to text").
+bool holds_nul(const json& v) {
+    if (v.is_string()) return v.get_ref<const std::string&>().find('\0') != std::string::npos;
+    if (v.is_array()) {
+        for (const auto& e : v)
+            if (holds_nul(e)) return true;
+    } else if (v.is_object()) {
+        for (auto it = v.begin(); it != v.end(); ++it)
+            if (it.key().find('\0') != std::string::npos || holds_nul(it.value())) return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 trace_request parse_trace(const json& body) {
@@ -61,6 +75,7 @@ trace_request parse_trace(const json& body) {
     if (const json* e = field(body, "eventType")) t.event_type = bounded_string(*e, "eventType");
     auto data = body.find("data");
     if (data == body.end()) throw bad_request("data is required");
+    if (holds_nul(*data)) throw bad_request("data must not contain \\u0000 (traces are stored as jsonb)");
     t.data = data->dump(-1, ' ', false, json::error_handler_t::strict);
     if (const json* names = field(body, "traceNames")) {
         std::vector<const json*> items;

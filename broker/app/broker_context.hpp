@@ -9,6 +9,14 @@
 
 #include <string>
 
+namespace queen::maintenance {
+class maintenance_flags;
+}
+namespace queen::spool {
+class spool_file;
+class spool_drainer;
+}  // namespace queen::spool
+
 namespace queen::app {
 
 struct broker_context {
@@ -20,6 +28,10 @@ struct broker_context {
     api::limits limits;
     std::string database_mode;   // "embedded" or "external"
     int schema_version = 0;
+    // Maintenance flags and the spool (docs/maintenance-and-spool.md); null: none (tests).
+    maintenance::maintenance_flags* maintenance = nullptr;
+    spool::spool_file* spool = nullptr;
+    spool::spool_drainer* drainer = nullptr;
 };
 
 }  // namespace queen::app

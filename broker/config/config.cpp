@@ -2,6 +2,9 @@
 
 #include <fmt/core.h>
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <regex>
@@ -46,6 +49,16 @@ std::string quote(const std::string& v) {
 
 }  // namespace
 
+std::string default_spool_dir(const std::map<std::string, std::string>& env) {
+    if (::geteuid() == 0) return "/var/lib/queen/spool";
+    if (auto xdg = get(env, "XDG_DATA_HOME"); xdg && xdg->front() == '/') return *xdg + "/queen/spool";
+    std::string home;
+    if (auto h = get(env, "HOME")) home = *h;
+    else if (struct passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) home = pw->pw_dir;
+    else throw std::invalid_argument("cannot choose a spool directory (HOME is not set): set QUEEN_SPOOL_DIR");
+    return home + "/.local/share/queen/spool";
+}
+
 broker_config from_map(const std::map<std::string, std::string>& env) {
     broker_config c;
     if (auto v = get(env, "HOST")) c.host = *v;
@@ -74,6 +87,14 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.group_idle = std::chrono::seconds(parse_number("QUEEN_GROUP_IDLE_SECONDS", *v, 0, 1LL << 31));
     if (auto v = get(env, "QUEEN_PARTITION_IDLE_SECONDS"))
         c.partition_idle = std::chrono::seconds(parse_number("QUEEN_PARTITION_IDLE_SECONDS", *v, 1, 1LL << 31));
+
+    if (auto v = get(env, "QUEEN_SPOOL_DIR")) c.spool_dir = *v;
+    else c.spool_dir = default_spool_dir(env);
+    if (auto v = get(env, "QUEEN_SPOOL_MAX_BYTES"))
+        c.spool_max_bytes = static_cast<std::uint64_t>(parse_number("QUEEN_SPOOL_MAX_BYTES", *v, 0, 1LL << 50));
+    if (auto v = get(env, "QUEEN_MAINTENANCE_REFRESH_MS"))
+        c.maintenance_refresh =
+            std::chrono::milliseconds(parse_number("QUEEN_MAINTENANCE_REFRESH_MS", *v, 50, 60000));
 
     if (auto url = get(env, "QUEEN_DATABASE_URL")) {
         c.conninfo = *url;
@@ -118,10 +139,12 @@ std::string redact_conninfo(const std::string& conninfo) {
 std::string describe(const broker_config& c) {
     return fmt::format(
         "config: HOST={} PORT={} threads={} database={} DB_POOL_SIZE={} QUEEN_APPLY_SCHEMA={} "
-        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} longpoll_recheck_ms={} housekeeping_interval_ms={} group_idle_s={} partition_idle_s={}",
+        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} longpoll_recheck_ms={} housekeeping_interval_ms={} group_idle_s={} partition_idle_s={} "
+        "QUEEN_SPOOL_DIR={} spool_max_bytes={} maintenance_refresh_ms={}",
         c.host, c.port, c.threads, c.embedded ? std::string("embedded") : redact_conninfo(c.conninfo), c.pool_size,
         c.apply_schema, c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(),
-        c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.group_idle.count(), c.partition_idle.count());
+        c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.group_idle.count(), c.partition_idle.count(),
+        c.spool_dir, c.spool_max_bytes, c.maintenance_refresh.count());
 }
 
 }  // namespace queen::config

@@ -2,6 +2,7 @@
 // Broker configuration, read once from the environment.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,7 +36,17 @@ struct broker_config {
     std::chrono::milliseconds housekeeping_interval{60000};
     std::chrono::seconds group_idle{0};                 // 0: consumer groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
+    // Spool and maintenance (docs/maintenance-and-spool.md): where this broker's spool file
+    // lives (a disk that survives restarts), its size limit (0: none), and how often the
+    // maintenance flags are re-read from the database.
+    std::string spool_dir;                              // QUEEN_SPOOL_DIR
+    std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
+    std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
 };
+
+// The default QUEEN_SPOOL_DIR: /var/lib/queen/spool as root, else
+// $XDG_DATA_HOME/queen/spool or ~/.local/share/queen/spool (from the given environment).
+std::string default_spool_dir(const std::map<std::string, std::string>& env);
 
 // Reads the environment; throws std::invalid_argument naming the bad variable.
 broker_config from_environment();

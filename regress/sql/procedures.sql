@@ -3,7 +3,7 @@ SET client_min_messages = warning;
 \set VERBOSITY terse
 
 -- a queue whose failed messages come back at once
-SELECT queue_id, options->>'retryDelay' AS retry_delay FROM queen.configure('orders', NULL, NULL, '{"retryDelay": 0}');
+SELECT queue_id > 0 AS created, options->>'retryDelay' AS retry_delay FROM queen.configure('orders', NULL, NULL, '{"retryDelay": 0}');
 
 -- push: p1 gets 'a','b'; p2 gets 'c' and an intra-batch duplicate of 'c'
 SELECT item, status, msg_offset, created_at IS NOT NULL AS has_time
@@ -66,7 +66,7 @@ SELECT item, success, noop, error
  ORDER BY item;
 
 -- configure replaces the option set and echoes it
-SELECT queue_id, options->>'leaseTime' AS lease, options->>'retryLimit' AS retries
+SELECT queue_id > 0 AS created, options->>'leaseTime' AS lease, options->>'retryLimit' AS retries
   FROM queen.configure('orders', NULL, NULL, '{"leaseTime": 5}');
 SELECT options->>'leaseTime' AS lease FROM queen.configure('orders', NULL, NULL, '{}');
 

@@ -93,10 +93,11 @@ SELECT queues_updated FROM queen.set_group_subscription('rg_nobody', now());
 SELECT * FROM queen.set_group_subscription('rg_g', NULL);
 SELECT queues_updated FROM queen.set_group_subscription('rg_g', :'t1');
 
--- delete_group without metadata: cursors dropped and created again at the start (t1)
+-- delete_group without metadata: cursors set back to the start (t1), as new
 SELECT count(*) AS claimed_segments FROM queen.pop('rg_q', 'P1', 'rg_g', 1, 1, false, true, NULL);
 SELECT * FROM queen.delete_group('rg_g', 'rg_q', false);
-SELECT partition_name, committed, lease_id IS NULL AS free, subscription_at = :'t1' AS start_kept
+SELECT partition_name, committed, lease_id IS NULL AS free, subscription_at = :'t1' AS start_kept,
+       last_claimed_at IS NOT NULL AS claim_history_kept
   FROM queen.group_cursors('rg_g');
 -- with metadata: the group is gone; a group registered on a queue that does not exist yet
 -- loses its record too; an unknown group touches nothing

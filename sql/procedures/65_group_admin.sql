@@ -15,13 +15,15 @@
 --   (queue_name, deleted_partitions, metadata_deleted). queue NULL = every queue where the
 --   group has a subscription record or a cursor. Drops the group's cursors (and leases).
 --   With delete_metadata the subscription record goes too (the next pop records a new
---   start); without it the cursors are created again at the recorded start, on every
---   partition (queen.offset_at_time, exclusive), so the group consumes again from there.
---   An unknown group touches nothing and returns no row.
+--   start); without it every cursor is set back to the recorded start, as new, on every
+--   partition (queen.offset_at_time, exclusive; a missing cursor is created), so the group
+--   consumes again from there — only last_claimed_at survives, so the housekeeping's idle
+--   clock keeps the group's real last activity. deleted_partitions counts the cursors
+--   dropped or set back. An unknown group touches nothing and returns no row.
 -- queen.set_group_subscription(group, at) -> (queues_updated, subscription_at)
 --   Rewrites the start time of the group on every queue where it has a subscription
 --   record (a time in the future is taken as now, as on registration). Cursors do not
---   move: the start is used when cursors are created (a later delete without
+--   move: the start is used when cursors are set back or created (a later delete without
 --   deleteMetadata). queues_updated = 0: the group is registered nowhere.
 -- Lock order (same as push, pop and ack): queue rows FOR UPDATE in name order (C
 --   collation), then cursor rows FOR UPDATE in partition-id order, then subscription
@@ -133,11 +135,6 @@ BEGIN
         queue_name := r.name;
         deleted_partitions := 0;
         metadata_deleted := false;
-        IF r.queue_id IS NOT NULL THEN
-            DELETE FROM queen.log_consumers lc
-             WHERE lc.queue_id = r.queue_id AND lc.consumer_group = p_group;
-            GET DIAGNOSTICS deleted_partitions = ROW_COUNT;
-        END IF;
         v_has_meta := false;
         v_start := NULL;
         SELECT true, g.subscription_at INTO v_has_meta, v_start
@@ -145,17 +142,29 @@ BEGIN
          WHERE g.queue_name = r.name AND g.consumer_group = p_group
            FOR UPDATE;
         v_has_meta := coalesce(v_has_meta, false);
-        IF p_delete_metadata THEN
-            DELETE FROM queen.consumer_groups g
-             WHERE g.queue_name = r.name AND g.consumer_group = p_group;
-            metadata_deleted := FOUND;
-        ELSIF v_has_meta AND r.queue_id IS NOT NULL THEN
-            -- Consume again from the recorded start.
+        IF r.queue_id IS NOT NULL AND v_has_meta AND NOT p_delete_metadata THEN
+            -- Consume again from the recorded start: every cursor is set back to it, as new
+            -- (no lease, no attempts, no retry delay; last_claimed_at is history and stays).
+            UPDATE queen.log_consumers lc
+               SET committed = queen.offset_at_time(lc.partition_id, v_start, false),
+                   lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
+                   attempts = 0, attempts_offset = 0, retry_at = NULL
+             WHERE lc.queue_id = r.queue_id AND lc.consumer_group = p_group;
+            GET DIAGNOSTICS deleted_partitions = ROW_COUNT;
             INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
             SELECT p.id, p_group, r.queue_id, queen.offset_at_time(p.id, v_start, false)
               FROM queen.log_partitions p
              WHERE p.queue_id = r.queue_id
             ON CONFLICT DO NOTHING;
+        ELSIF r.queue_id IS NOT NULL THEN
+            DELETE FROM queen.log_consumers lc
+             WHERE lc.queue_id = r.queue_id AND lc.consumer_group = p_group;
+            GET DIAGNOSTICS deleted_partitions = ROW_COUNT;
+        END IF;
+        IF p_delete_metadata THEN
+            DELETE FROM queen.consumer_groups g
+             WHERE g.queue_name = r.name AND g.consumer_group = p_group;
+            metadata_deleted := FOUND;
         END IF;
         RETURN NEXT;
     END LOOP;

@@ -8,8 +8,8 @@
 --   * dedup-window expiry: dedup entries older than their queue's dedupWindowSeconds;
 --   * consumer groups idle longer than group_idle_seconds (0 = never) are dropped — cursors
 --     and subscription — so an abandoned group cannot hold completed retention back forever;
---   * partitions with no stored message, no live lease and no push for partition_idle_seconds
---     are reclaimed with their cursors and dedup entries.
+--   * partitions with no stored message, no dead letter, no live lease and no push for
+--     partition_idle_seconds are reclaimed with their cursors and dedup entries.
 -- Each step touches at most p_batch rows per run, so one run stays a short transaction.
 
 CREATE OR REPLACE FUNCTION queen.run_housekeeping(
@@ -97,6 +97,7 @@ BEGIN
               FROM queen.log_partitions p
              WHERE coalesce(p.last_push_at, p.created_at) < now() - make_interval(secs => p_partition_idle_seconds)
                AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id)
+               AND NOT EXISTS (SELECT 1 FROM queen.dead_letters d WHERE d.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
                                 WHERE c.partition_id = p.id AND c.lease_id IS NOT NULL AND c.lease_expires_at > now())
              LIMIT p_batch

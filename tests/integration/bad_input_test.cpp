@@ -583,6 +583,9 @@ TEST(TolerantInput, PayloadWithAnEscapedNulCharacterRoundTrips) {
                       << e.what();
     }
     EXPECT_EQ(stored, "t");
+    // The exact JSON text is kept as stored.
+    EXPECT_EQ(cluster().run_sql("SELECT payload_text FROM queen.messages WHERE queue = " + quote(q)),
+              R"({"s":"a\u0000b"})");
 }
 
 TEST(TolerantInput, ConfigureAcceptsNullsUnknownKeysAndTheEmptyQueueName) {

@@ -97,6 +97,7 @@ TEST_F(Traces, BadBodiesAre400) {
         json{{"transactionId", tx}, {"partitionId", pid}, {"data", 1}, {"traceNames", 7}},
         json{{"transactionId", tx}, {"partitionId", pid}, {"data", 1}, {"traceNames", json::array({"ok", 2})}},
         json{{"transactionId", tx}, {"partitionId", pid}, {"data", 1}, {"traceNames", json::array({""})}},
+        json{{"transactionId", tx}, {"partitionId", pid}, {"data", {{"s", std::string("a\0b", 3)}}}},  // jsonb: no NUL
         json::array({1, 2}),
     };
     for (const auto& b : bad) {

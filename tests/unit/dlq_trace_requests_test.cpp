@@ -115,7 +115,9 @@ TEST(TraceParsing, RejectsWhatIsWrong) {
                              R"({"transactionId":"t","partitionId":1,"data":1})",
                              R"({"transactionId":"t","partitionId":"1","data":1,"eventType":""})",
                              R"({"transactionId":"t","partitionId":"1","data":1,"traceNames":{}})",
-                             R"({"transactionId":"t","partitionId":"1","data":1,"traceNames":[null]})", R"([])"})
+                             R"({"transactionId":"t","partitionId":"1","data":1,"traceNames":[null]})", R"([])",
+                             R"({"transactionId":"t","partitionId":"1","data":{"k":["a\u0000b"]}})",
+                             R"({"transactionId":"t","partitionId":"1","data":{"a\u0000":1}})"})
         EXPECT_EQ(status_of_failure([&] { parse_trace(json::parse(body)); }), 400) << body;
     json many{{"transactionId", "t"}, {"partitionId", "1"}, {"data", 1}, {"traceNames", json::array()}};
     for (std::size_t i = 0; i <= max_trace_names; ++i) many["traceNames"].push_back("n" + std::to_string(i));

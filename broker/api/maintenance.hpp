@@ -1,0 +1,29 @@
+#pragma once
+// Maintenance and the spool on the request path (docs/maintenance-and-spool.md): the helpers
+// that api/push_handler.cpp uses to send a push to the broker's spool instead of PostgreSQL.
+#include "app/broker_context.hpp"
+#include "core/push_types.hpp"
+#include "http/types.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace queen::api {
+
+// Wall clock in microseconds since the epoch (a spooled item's acceptance time).
+std::int64_t wall_clock_us();
+
+// True when a push must go to the spool without trying PostgreSQL: push maintenance is on,
+// or this broker's spool still holds records (new pushes must not overtake them).
+bool push_goes_to_spool(const app::broker_context& ctx);
+
+// Appends the items (one request) to the spool, fsync'd, and answers 201 with one
+// {index, transaction_id, status:"buffered", message_id:null, trace_id, queueName} per item.
+// `in_doubt`: a direct attempt failed with a lost connection, so it may have committed.
+// 503 with Retry-After when the spool cannot take them (disk error, QUEEN_SPOOL_MAX_BYTES).
+boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, const std::vector<core::push_item>& items,
+                                                  std::int64_t accepted_at_us, bool in_doubt);
+
+}  // namespace queen::api

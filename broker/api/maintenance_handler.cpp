@@ -1,0 +1,162 @@
+// GET|POST /api/v1/system/maintenance and /api/v1/system/maintenance/pop, pushes sent to
+// the spool, and the guard that keeps transactions from overtaking spooled pushes.
+#include "api/json_text.hpp"
+#include "api/maintenance.hpp"
+#include "api/routes.hpp"
+#include "api/transaction_request.hpp"
+#include "http/responses.hpp"
+#include "log/log.hpp"
+#include "maintenance/maintenance_flags.hpp"
+#include "spool/spool_drainer.hpp"
+#include "spool/spool_file.hpp"
+
+#include <chrono>
+
+namespace queen::api {
+
+namespace {
+
+nlohmann::json maintenance_status(const app::broker_context& ctx) {
+    nlohmann::json stats = nlohmann::json::object();
+    bool healthy = false;
+    std::uint64_t buffered = 0;
+    if (ctx.spool) {
+        auto s = ctx.spool->status();
+        healthy = s.healthy;
+        buffered = s.pending;
+        stats["spoolFile"] = s.path;
+        stats["spoolBytes"] = s.bytes;
+        stats["problem"] = s.problem.empty() ? nlohmann::json() : nlohmann::json(s.problem);
+    }
+    if (ctx.drainer) {
+        auto d = ctx.drainer->status();
+        stats["draining"] = d.draining;
+        stats["drainedTotal"] = d.drained_total;
+        stats["lastDrainError"] = d.last_error.empty() ? nlohmann::json() : nlohmann::json(d.last_error);
+    }
+    return nlohmann::json{{"maintenanceMode", ctx.maintenance && ctx.maintenance->push_paused()},
+                          {"popMaintenanceMode", ctx.maintenance && ctx.maintenance->pop_paused()},
+                          {"bufferedMessages", buffered},
+                          {"bufferHealthy", healthy},
+                          {"bufferStats", stats}};
+}
+
+bool parse_enabled(const http::request_context& rc) {
+    auto body = parse_json_body(rc.req.body());
+    if (!body.is_object() || !body.contains("enabled") || !body["enabled"].is_boolean())
+        throw bad_request("body must be {\"enabled\": true|false}: enabled must be a boolean");
+    return body["enabled"].get<bool>();
+}
+
+maintenance::maintenance_flags& flags_of(app::broker_context& ctx) {
+    if (!ctx.maintenance) throw api_error(error_code::unavailable, "maintenance flags are not available", 1);
+    return *ctx.maintenance;
+}
+
+}  // namespace
+
+std::int64_t wall_clock_us() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+bool push_goes_to_spool(const app::broker_context& ctx) {
+    if (!ctx.spool) return false;
+    return (ctx.maintenance && ctx.maintenance->push_paused()) || ctx.spool->pending() > 0;
+}
+
+boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, const std::vector<core::push_item>& items,
+                                                  std::int64_t accepted_at_us, bool in_doubt) {
+    if (!ctx.spool) throw api_error(error_code::unavailable, "database unavailable", 1);
+    std::vector<spool::record> records;
+    records.reserve(items.size());
+    for (const auto& item : items) {
+        spool::record r;
+        r.queue = item.queue;
+        r.partition = item.partition;
+        r.transaction_id = item.transaction_id;
+        r.trace_id = item.trace_id;
+        r.producer_sub = item.producer_sub;
+        r.payload = item.payload;
+        r.accepted_at_us = accepted_at_us;
+        r.in_doubt = in_doubt;
+        records.push_back(std::move(r));
+    }
+    std::string failure;
+    try {
+        co_await ctx.spool->append(std::move(records));
+    } catch (const spool::spool_error& e) {
+        failure = e.what();
+    }
+    if (!failure.empty()) {
+        log::warn("push: the spool cannot take {} item(s): {}", items.size(), failure);
+        throw api_error(error_code::unavailable, "push not accepted: the broker's spool cannot take it (" + failure + ")",
+                        1);
+    }
+    if (ctx.drainer) ctx.drainer->kick();
+
+    std::string out = "[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const auto& item = items[i];
+        if (i) out += ',';
+        out += "{\"index\":" + std::to_string(i) + ",\"transaction_id\":";
+        append_json_string(out, item.transaction_id);
+        out += ",\"status\":\"buffered\",\"message_id\":null,\"trace_id\":";
+        if (item.trace_id) append_json_string(out, *item.trace_id);
+        else out += "null";
+        out += ",\"queueName\":";
+        append_json_string(out, item.queue);
+        out += '}';
+    }
+    out += ']';
+    co_return http::json_text(http::bhttp::status::created, std::move(out));
+}
+
+// GET /api/v1/system/maintenance and /api/v1/system/maintenance/pop: the cached flags
+// (answered also while the database is unreachable) and this broker's spool.
+boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context&) {
+    co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
+}
+
+// POST /api/v1/system/maintenance {enabled}: push maintenance for every broker.
+boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc) {
+    const bool enabled = parse_enabled(rc);
+    auto& flags = flags_of(ctx);
+    const std::optional<bool> push = enabled;
+    const std::optional<bool> pop;
+    co_await flags.set(push, pop);
+    if (!enabled && ctx.drainer) ctx.drainer->kick();
+    co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
+}
+
+// POST /api/v1/system/maintenance/pop {enabled}: pop maintenance for every broker.
+boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_context& ctx, http::request_context& rc) {
+    const bool enabled = parse_enabled(rc);
+    auto& flags = flags_of(ctx);
+    const std::optional<bool> push;
+    const std::optional<bool> pop = enabled;
+    co_await flags.set(push, pop);
+    co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
+}
+
+// POST /api/v1/transaction, guarded: a transaction's pushes cannot be spooled (they commit
+// with its acks), so while pushes go to the spool a transaction that pushes answers 503
+// with Retry-After instead of overtaking spooled pushes. Ack-only transactions proceed.
+boost::asio::awaitable<http::response> handle_transaction_guarded(app::broker_context& ctx,
+                                                                  http::request_context& rc) {
+    if (push_goes_to_spool(ctx)) {
+        auto tx = parse_transaction(parse_json_body(rc.req.body()), ctx.limits);
+        for (const auto& op : tx.operations)
+            if (op.type == transaction_op::kind::push)
+                throw api_error(error_code::unavailable,
+                                ctx.maintenance && ctx.maintenance->push_paused()
+                                    ? "push maintenance is on: a transaction that pushes cannot be accepted now"
+                                    : "this broker is draining its spool: a transaction that pushes cannot be "
+                                      "accepted until it is empty",
+                                1);
+    }
+    auto res = co_await handle_transaction(ctx, rc);
+    co_return res;
+}
+
+}  // namespace queen::api

@@ -1,0 +1,165 @@
+#include "spool/spool_drainer.hpp"
+
+#include "core/message_id.hpp"
+#include "core/push_batch.hpp"
+#include "db/pg_array.hpp"
+#include "log/log.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <set>
+
+namespace queen::spool {
+
+namespace asio = boost::asio;
+
+spool_drainer::spool_drainer(asio::any_io_executor executor, db::pg_pool& pool, core::push_notifier& notifier,
+                             maintenance::maintenance_flags& flags, spool_file& spool, drainer_options options)
+    : strand_(asio::make_strand(executor)),
+      pool_(pool),
+      notifier_(notifier),
+      flags_(flags),
+      spool_(spool),
+      options_(options),
+      timer_(strand_) {}
+
+void spool_drainer::start() { asio::co_spawn(strand_, run(), asio::detached); }
+
+void spool_drainer::stop() {
+    stopped_ = true;
+    kick();
+}
+
+void spool_drainer::kick() {
+    kicked_ = true;
+    asio::post(strand_, [this] { timer_.cancel(); });
+}
+
+drainer_status spool_drainer::status() const {
+    std::lock_guard lock(mu_);
+    return status_;
+}
+
+asio::awaitable<void> spool_drainer::run() {
+    std::chrono::milliseconds backoff{250};
+    while (!stopped_) {
+        std::chrono::milliseconds pause{250};
+        if (spool_.pending() > 0 && !flags_.push_paused()) {
+            {
+                std::lock_guard lock(mu_);
+                status_.draining = true;
+            }
+            bool failed = false;
+            std::string failure;
+            std::size_t drained = 0;
+            try {
+                drained = co_await drain_once();
+            } catch (const db::pg_error& e) {
+                failed = true;
+                failure = e.kind() == db::pg_error_kind::connection_lost
+                              ? std::string("database unavailable: ") + e.what()
+                              : std::string("database error ") + e.sqlstate() + ": " + e.what();
+            } catch (const std::exception& e) {
+                failed = true;
+                failure = e.what();
+            }
+            if (!failed) {
+                backoff = std::chrono::milliseconds(250);
+                if (drained > 0) {
+                    std::lock_guard lock(mu_);
+                    status_.last_error.clear();
+                    continue;  // more may be waiting: no pause
+                }
+            } else {
+                bool first = false;
+                {
+                    std::lock_guard lock(mu_);
+                    first = status_.last_error != failure;
+                    status_.last_error = failure;
+                }
+                if (first) log::warn("spool: drain paused: {} (retrying)", failure);
+                pause = backoff;
+                backoff = std::min(backoff * 2, std::chrono::milliseconds(2000));
+            }
+        } else {
+            std::lock_guard lock(mu_);
+            status_.draining = false;
+        }
+        if (kicked_.exchange(false)) continue;
+        timer_.expires_after(pause);
+        boost::system::error_code ec;
+        co_await timer_.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
+}
+
+asio::awaitable<std::size_t> spool_drainer::drain_once() {
+    auto batch = co_await spool_.read_batch(options_.batch_records, options_.batch_bytes);
+    if (batch.records.empty()) co_return 0;
+
+    // The records as push items, one "request", grouped by (queue, partition) in file order.
+    std::vector<core::push_item> items;
+    items.reserve(batch.records.size());
+    bool any_in_doubt = false;
+    for (const auto& r : batch.records) {
+        items.push_back(core::push_item{r.queue, r.partition, r.transaction_id, r.trace_id, r.producer_sub, r.payload});
+        any_in_doubt = any_in_doubt || r.in_doubt;
+    }
+    std::vector<const std::vector<core::push_item>*> requests{&items};
+    const core::push_batch pb = core::make_push_batch(requests);
+    std::vector<db::pg_param> params;
+    for (const auto& a : pb.arrays) params.push_back(db::pg_param::text(a));
+    std::string since;
+    if (any_in_doubt) {
+        db::pg_array_builder probe;
+        const auto margin_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.probe_margin).count();
+        for (const auto& [r, i] : pb.position) {
+            const auto& rec = batch.records[i];
+            if (rec.in_doubt) probe.add(std::string_view(core::iso_time(rec.accepted_at_us - margin_us)));
+            else probe.add_null();
+        }
+        since = probe.finish();
+        params.push_back(db::pg_param::text(since));
+    }
+
+    co_await spool_.mark_inflight(batch.end);
+    const char* sql =
+        any_in_doubt
+            ? "SELECT status FROM queen.push_spooled($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], "
+              "$6::text[], $7::text[], $8::timestamptz[])"
+            : "SELECT status FROM queen.push($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], "
+              "$7::text[])";
+    db::pg_result res;
+    for (int attempt = 1;; ++attempt) {
+        try {
+            res = co_await pool_.exec(sql, params);
+            break;
+        } catch (const db::pg_error& e) {
+            bool rolled_back = e.kind() == db::pg_error_kind::deadlock || e.kind() == db::pg_error_kind::serialization;
+            if (!rolled_back || attempt >= 3) throw;
+        }
+    }
+    std::size_t duplicates = 0;
+    for (int row = 0; row < res.rows(); ++row)
+        if (res.text(row, 0) != "queued") ++duplicates;
+    if (static_cast<std::size_t>(res.rows()) != batch.records.size())
+        log::error("spool: the drain stored a batch of {} records but got {} answers", batch.records.size(),
+                   res.rows());
+
+    co_await spool_.mark_drained(batch.end, batch.records.size());
+    std::set<std::string> queues;
+    for (const auto& r : batch.records) queues.insert(r.queue);
+    notifier_.queues_changed({queues.begin(), queues.end()});
+    {
+        std::lock_guard lock(mu_);
+        status_.drained_total += batch.records.size();
+    }
+    log::info("spool: drained {} record(s) ({} duplicate(s){}); {} left", batch.records.size(), duplicates,
+              any_in_doubt ? ", in-doubt records probed" : "", spool_.pending());
+    co_return batch.records.size();
+}
+
+}  // namespace queen::spool

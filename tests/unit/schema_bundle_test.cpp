@@ -1,0 +1,40 @@
+// The embedded schema: migration numbers are unique and contiguous, procedures are ordered.
+#include "schema/migrator.hpp"
+#include "schema/sql_bundle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace queen::schema {
+namespace {
+
+int number_of(std::string_view name) {
+    int v = 0;
+    for (char c : name) {
+        if (c < '0' || c > '9') break;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
+TEST(SchemaBundle, MigrationNumbersAreUniqueAndContiguousFromOne) {
+    std::set<int> seen;
+    int expected = 1;
+    for (const auto& m : embedded_migrations()) {
+        int v = number_of(m.name);
+        EXPECT_TRUE(seen.insert(v).second) << "two migrations numbered " << v << " (" << m.name << ")";
+        EXPECT_EQ(v, expected++) << m.name;
+        EXPECT_FALSE(m.text.empty()) << m.name;
+    }
+    EXPECT_EQ(embedded_schema_version(), static_cast<int>(embedded_migrations().size()));
+}
+
+TEST(SchemaBundle, ProceduresAreNumberedSoTheirOrderIsExplicit) {
+    ASSERT_FALSE(embedded_procedures().empty());
+    for (const auto& p : embedded_procedures()) EXPECT_GT(number_of(p.name), 0) << p.name;
+}
+
+}  // namespace
+}  // namespace queen::schema
