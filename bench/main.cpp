@@ -47,10 +47,13 @@ std::string exception_text(std::exception_ptr e) {
     }
 }
 
-// Prints a progress line every 5 s until `finished`.
+// Prints a progress line every 5 s until `finished`; stops the run when the consumers have
+// settled nothing for `stall` (zero: never).
 asio::awaitable<void> progress_loop(asio::steady_timer& timer, const std::atomic<bool>& finished,
-                                    const run_control& control, const ledger& book, steady::time_point start,
-                                    bool consuming) {
+                                    run_control& control, const ledger& book, steady::time_point start,
+                                    bool consuming, std::chrono::seconds stall) {
+    std::uint64_t last_completed = 0;
+    auto last_change = steady::now();
     while (!finished) {
         timer.expires_after(std::chrono::seconds(5));
         boost::system::error_code ec;
@@ -61,6 +64,14 @@ asio::awaitable<void> progress_loop(asio::steady_timer& timer, const std::atomic
             control.progress(fmt::format("{:.0f} s: pushed {}, consumed {}", t, control.pushed(), book.completed()));
         else
             control.progress(fmt::format("{:.0f} s: pushed {}", t, control.pushed()));
+        if (!consuming || stall.count() == 0) continue;
+        if (book.completed() != last_completed) {
+            last_completed = book.completed();
+            last_change = steady::now();
+        } else if (steady::now() - last_change >= stall) {
+            control.stop(stop_reason::stalled);
+            break;
+        }
     }
 }
 
@@ -144,7 +155,9 @@ int run(const options& o) {
         auto& client = *clients[o.producers + i];
         asio::co_spawn(client.get_executor(), run_consumer(o, client, book, control, cstats[i]), on_done);
     }
-    asio::co_spawn(timer_strand, progress_loop(progress_timer, finished, control, book, start, consuming),
+    asio::co_spawn(timer_strand,
+                   progress_loop(progress_timer, finished, control, book, start, consuming,
+                                 std::chrono::seconds(o.stall_seconds)),
                    asio::detached);
 
     std::vector<std::thread> threads;

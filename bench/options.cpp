@@ -94,6 +94,9 @@ Usage: queen_bench [options]
   --explicit-ack         ack each message with POST /api/v1/ack/batch (default)
   --dedup                client-chosen transactionIds (always on; accepted for clarity)
   --max-seconds S        overall time limit; on expiry report and exit 3 (default 600)
+  --stall-seconds S      stop (report, exit 3) when the consumers settle no message for
+                         S seconds, e.g. a partition that is never handed out (default 60;
+                         0 waits for --max-seconds)
   --request-timeout S    per-request timeout (default 60, plus the long-poll timeout)
   --threads N            client I/O threads (default 2)
   --label TEXT           free text copied into the report
@@ -101,7 +104,7 @@ Usage: queen_bench [options]
   --json-out FILE        also append the JSON result (one line) to FILE
   --quiet                no progress lines on stderr
 Exit status: 0 all good; 1 messages lost, duplicated or out of order, or request errors;
-2 bad options or broker unreachable; 3 time limit reached.
+2 bad options or broker unreachable; 3 time limit reached or consumption stalled.
 )";
 }
 
@@ -152,6 +155,7 @@ bool parse_options(int argc, char** argv, options& o) {
         else if (arg == "--explicit-ack") flag(), o.auto_ack = false;
         else if (arg == "--dedup") flag(), o.dedup = true;
         else if (arg == "--max-seconds") o.max_seconds = static_cast<unsigned>(parse_size(arg, next(), 1, 86400 * 7));
+        else if (arg == "--stall-seconds") o.stall_seconds = static_cast<unsigned>(parse_size(arg, next(), 0, 86400 * 7));
         else if (arg == "--request-timeout") o.request_timeout_s = static_cast<unsigned>(parse_size(arg, next(), 1, 3600));
         else if (arg == "--threads") o.threads = static_cast<unsigned>(parse_size(arg, next(), 1, 64));
         else if (arg == "--label") o.label = next();

@@ -34,6 +34,7 @@ struct options {
     bool auto_ack = false;
     bool dedup = true;  // transactionIds are always set by the client
     unsigned max_seconds = 600;
+    unsigned stall_seconds = 60;  // stop when consumers settle nothing for this long (0: never)
     unsigned idle_sleep_ms = 10;  // pause after an empty pop without --wait
     unsigned request_timeout_s = 60;
     unsigned threads = 2;

@@ -48,7 +48,8 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
                            {"idleSleepMs", o.idle_sleep_ms},
                            {"consumerGroup", o.consumer_group.empty() ? json(nullptr) : json(o.consumer_group)},
                            {"clientThreads", o.threads},
-                           {"maxSeconds", o.max_seconds}};
+                           {"maxSeconds", o.max_seconds},
+                           {"stallSeconds", o.stall_seconds}};
 
     const double elapsed = seconds_between(f.start, f.end);
     j["elapsedSeconds"] = elapsed;
@@ -142,10 +143,16 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
     if (f.reason == stop_reason::fatal) failures.insert(failures.begin(), "stopped on an error: " + f.fatal_detail);
     if (f.reason == stop_reason::time_limit)
         failures.insert(failures.begin(), fmt::format("time limit of {} s reached", o.max_seconds));
+    if (f.reason == stop_reason::stalled)
+        failures.insert(failures.begin(),
+                        fmt::format("stalled: the consumers settled no message for {} s", o.stall_seconds));
     j["failures"] = failures;
-    if (f.reason == stop_reason::time_limit) r.exit_code = 3;
+    if (f.reason == stop_reason::time_limit || f.reason == stop_reason::stalled) r.exit_code = 3;
     else if (!failures.empty()) r.exit_code = 1;
-    j["result"] = r.exit_code == 0 ? "ok" : r.exit_code == 3 ? "time limit" : "failed";
+    j["result"] = r.exit_code == 0                         ? "ok"
+                  : f.reason == stop_reason::stalled       ? "stalled"
+                  : f.reason == stop_reason::time_limit    ? "time limit"
+                                                           : "failed";
     return r;
 }
 

@@ -192,7 +192,7 @@ run_bench() {  # label, then queen_bench options
         echo "$last" >>"$RESULTS"
     fi
     if [[ $rc != 0 ]]; then
-        echo "run.sh: $label FAILED (queen_bench exit status $rc)" >&2
+        echo "run.sh: $label FAILED (queen_bench exit status $rc; KEEP=1 keeps the broker's data directory)" >&2
         failed=1
     fi
     kill -0 "$BROKER_PID" 2>/dev/null || die "the broker died during '$label'"

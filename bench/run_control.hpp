@@ -13,7 +13,7 @@
 
 namespace queen::bench {
 
-enum class stop_reason { none, done, time_limit, fatal };
+enum class stop_reason { none, done, time_limit, stalled, fatal };
 
 class run_control {
 public:

@@ -59,12 +59,13 @@ int run() {
     // Maintenance flags and the spool (docs/maintenance-and-spool.md). A spool left non-empty
     // by an earlier run is recovered here and drained once serving starts.
     auto initial_flags = maintenance::maintenance_flags::load(conninfo);
+
+    boost::asio::io_context ioc(static_cast<int>(cfg.threads));
+    // Declared after the io_context: destroyed (its thread joined) before it.
     spool::spool_file spool(
         spool::spool_options{cfg.spool_dir, cfg.port, initial_flags.database_id, cfg.spool_max_bytes});
     log::info("spool: {} ({}); push maintenance {}, pop maintenance {}", spool.path().string(),
               spool.recovery_summary(), initial_flags.push ? "ON" : "off", initial_flags.pop ? "ON" : "off");
-
-    boost::asio::io_context ioc(static_cast<int>(cfg.threads));
     auto executor = ioc.get_executor();
     db::pg_pool pool(executor, db::pg_pool_options{conninfo, cfg.pool_size});
     core::pop_waiters waiters;
@@ -127,15 +128,14 @@ int run() {
         waiters.wake_all();
         // Stop once no connection is left, or after 5 s.
         auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-        std::function<void()> poll = [&, deadline] {
+        poll_holder = [&, deadline] {
             if (server.active_sessions() == 0 || std::chrono::steady_clock::now() >= deadline) {
                 ioc.stop();
                 return;
             }
             grace.expires_after(std::chrono::milliseconds(100));
-            grace.async_wait([&](boost::system::error_code) { poll(); });
+            grace.async_wait([&](boost::system::error_code) { poll_holder(); });
         };
-        poll_holder = std::move(poll);
         poll_holder();
     });
 

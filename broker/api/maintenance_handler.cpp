@@ -83,14 +83,20 @@ boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, cons
         records.push_back(std::move(r));
     }
     std::string failure;
+    bool full = false;
     try {
         co_await ctx.spool->append(std::move(records));
     } catch (const spool::spool_error& e) {
         failure = e.what();
+        full = e.full();
     }
     if (!failure.empty()) {
+        // The details (paths, errno) go to the log, not to the client.
         log::warn("push: the spool cannot take {} item(s): {}", items.size(), failure);
-        throw api_error(error_code::unavailable, "push not accepted: the broker's spool cannot take it (" + failure + ")",
+        throw api_error(error_code::unavailable,
+                        full ? "push not accepted: the database is not taking pushes now and this broker's spool is full"
+                             : "push not accepted: the database is not taking pushes now and this broker's spool "
+                               "cannot be written",
                         1);
     }
     if (ctx.drainer) ctx.drainer->kick();

@@ -109,7 +109,8 @@ std::optional<std::int64_t> parse_iso_time(std::string_view s) {
         }
     }
     if (pos != s.size()) return std::nullopt;
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return std::nullopt;
+    if (year < 1 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+        return std::nullopt;
     std::tm tm{};
     tm.tm_year = year - 1900;
     tm.tm_mon = month - 1;
@@ -117,7 +118,11 @@ std::optional<std::int64_t> parse_iso_time(std::string_view s) {
     tm.tm_hour = hour;
     tm.tm_min = minute;
     tm.tm_sec = second;
-    std::int64_t secs = static_cast<std::int64_t>(timegm(&tm)) - offset_secs;
+    std::tm normalized = tm;
+    std::int64_t secs = static_cast<std::int64_t>(timegm(&normalized)) - offset_secs;
+    // timegm normalizes impossible dates (2026-02-30 → 2026-03-02): refuse them instead.
+    if (normalized.tm_mday != day || normalized.tm_mon != month - 1 || normalized.tm_year != year - 1900)
+        return std::nullopt;
     return secs * 1000000 + micros;
 }
 

@@ -3,8 +3,19 @@
 -- queen.ensure_partition(queue_id, name): the partition's id, creating it if missing,
 --   together with a cursor row for every consumer group already registered on the queue.
 -- Lock order: a new partition takes its queue row FOR SHARE before it is inserted, and a
--- group's registration (pop.sql) takes the queue row FOR UPDATE, so a partition created
--- concurrently with a group's first pop always gets a cursor for that group.
+-- group's registration (50_groups.sql) takes the queue row FOR UPDATE, so a partition created
+-- concurrently with a group's first pop always gets a cursor for that group. A queue that
+-- does not exist yet has no row to lock: its creation and a registration both take the
+-- transaction advisory lock queen.queue_lock_key(name) instead.
+
+-- queen.queue_lock_key(name): the transaction advisory lock key that orders the creation of
+-- a queue with the registration of a consumer group on it.
+CREATE OR REPLACE FUNCTION queen.queue_lock_key(p_name text)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT (x'5155' :: bit(16) :: bigint << 48) | (hashtext(p_name)::bigint & x'ffffffff'::bigint) $$;
+COMMENT ON FUNCTION queen.queue_lock_key(text) IS
+  'Advisory lock key ordering a queue''s creation with a group''s first pop on it.';
 
 CREATE OR REPLACE FUNCTION queen.ensure_queue(p_name text)
 RETURNS bigint
@@ -17,6 +28,8 @@ BEGIN
     IF FOUND THEN
         RETURN v_id;
     END IF;
+    -- Serializes with a group's first pop of a queue that does not exist yet (50_groups.sql).
+    PERFORM pg_advisory_xact_lock(queen.queue_lock_key(p_name));
     INSERT INTO queen.queues (name) VALUES (p_name) ON CONFLICT (name) DO NOTHING RETURNING id INTO v_id;
     IF v_id IS NULL THEN
         SELECT id INTO v_id FROM queen.queues WHERE name = p_name;

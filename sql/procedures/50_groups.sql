@@ -3,7 +3,8 @@
 --   on its first pop of the queue (NULL = from the beginning; a start in the future is
 --   taken as now) and gives it a cursor on every existing partition, placed before the
 --   first message created at or after the start. Idempotent: a registered group keeps
---   its start. Takes the queue row FOR UPDATE (see 30_partitions.sql for why).
+--   its start, and its last_seen_at is refreshed (at most every 10 s). Takes the queue row
+--   FOR UPDATE when it registers (see 30_partitions.sql for why).
 
 CREATE OR REPLACE FUNCTION queen.register_group(p_queue text, p_group text, p_start timestamptz)
 RETURNS void
@@ -11,12 +12,20 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_queue_id bigint;
+    v_seen     timestamptz;
     v_start    timestamptz := CASE WHEN p_start IS NULL THEN NULL ELSE least(p_start, now()) END;
 BEGIN
-    PERFORM 1 FROM queen.consumer_groups WHERE queue_name = p_queue AND consumer_group = p_group;
+    SELECT last_seen_at INTO v_seen FROM queen.consumer_groups WHERE queue_name = p_queue AND consumer_group = p_group;
     IF FOUND THEN
+        -- Activity for the idle-group expiry, written at most every 10 s per (queue, group).
+        IF v_seen < now() - interval '10 seconds' THEN
+            UPDATE queen.consumer_groups SET last_seen_at = now()
+             WHERE queue_name = p_queue AND consumer_group = p_group;
+        END IF;
         RETURN;
     END IF;
+    -- Waits for a concurrent creation of this queue (30_partitions.sql), then locks its row.
+    PERFORM pg_advisory_xact_lock(queen.queue_lock_key(p_queue));
     SELECT id INTO v_queue_id FROM queen.queues WHERE name = p_queue FOR UPDATE;
     INSERT INTO queen.consumer_groups (queue_name, consumer_group, subscription_at)
     VALUES (p_queue, p_group, v_start)

@@ -71,26 +71,30 @@ BEGIN
             -- Segments with last_offset > v_after are exactly those created at or after v_since.
             v_after := queen.offset_at_time(v_pid, v_since, false);
 
-            WITH frames AS MATERIALIZED (
+            -- Each array element is read once (element access of a text[] costs its position).
+            WITH items AS MATERIALIZED (
+                SELECT g.i, p_txids[g.i] AS txid, p_probe_since[g.i] AS since
+                  FROM generate_series(k.lo, k.hi) AS g(i)
+                 WHERE p_probe_since[g.i] IS NOT NULL
+            ), frames AS MATERIALIZED (
                 SELECT f.transaction_id AS txid, s.first_offset + f.idx AS off, s.created_at AS at
                   FROM queen.log_segments s
                   CROSS JOIN LATERAL queen.decode_segment(s.body) AS f
                  WHERE s.partition_id = v_pid AND s.last_offset > v_after
             ), stored AS (
-                SELECT fr.txid, fr.off, fr.at FROM frames fr WHERE fr.txid = ANY (p_txids[k.lo:k.hi])
+                SELECT fr.txid, fr.off, fr.at FROM frames fr WHERE fr.txid IN (SELECT it.txid FROM items it)
                 UNION ALL
                 SELECT d.transaction_id, d.msg_offset, d.created_at
                   FROM queen.log_dedup d
                  WHERE d.partition_id = v_pid AND d.created_at >= v_since
-                   AND d.transaction_id = ANY (p_txids[k.lo:k.hi])
+                   AND d.transaction_id IN (SELECT it.txid FROM items it)
             ), hits AS (
-                SELECT g.i, (SELECT min(st.off) FROM stored st
-                              WHERE st.txid = p_txids[g.i] AND st.at >= p_probe_since[g.i]) AS off
-                  FROM generate_series(k.lo, k.hi) AS g(i)
-                 WHERE p_probe_since[g.i] IS NOT NULL
+                SELECT it.i, min(st.off) AS off
+                  FROM items it JOIN stored st ON st.txid = it.txid AND st.at >= it.since
+                 GROUP BY it.i
             )
-            SELECT (SELECT coalesce(array_agg(h.i ORDER BY h.i), '{}') FROM hits h WHERE h.off IS NOT NULL),
-                   (SELECT coalesce(array_agg(h.off ORDER BY h.i), '{}') FROM hits h WHERE h.off IS NOT NULL),
+            SELECT (SELECT coalesce(array_agg(h.i ORDER BY h.i), '{}') FROM hits h),
+                   (SELECT coalesce(array_agg(h.off ORDER BY h.i), '{}') FROM hits h),
                    (SELECT count(*) FROM frames fr WHERE fr.txid IS NULL)
               INTO v_dups, v_dup_offs, v_opaque;
             IF v_opaque > 0 THEN

@@ -6,8 +6,9 @@
 --     completedRetentionSeconds: segments older than that AND consumed by every consumer
 --     group of the partition (a partition nobody consumes keeps everything);
 --   * dedup-window expiry: dedup entries older than their queue's dedupWindowSeconds;
---   * consumer groups idle longer than group_idle_seconds (0 = never) are dropped — cursors
---     and subscription — so an abandoned group cannot hold completed retention back forever;
+--   * consumer groups idle longer than group_idle_seconds (0 = never: no claim and no pop,
+--     which is recorded with a 10 s granularity) are dropped — cursors and subscription — so
+--     an abandoned group cannot hold completed retention back forever;
 --   * partitions with no stored message, no dead letter, no live lease and no push for
 --     partition_idle_seconds are reclaimed with their cursors and dedup entries.
 -- Each step touches at most p_batch rows per run, so one run stays a short transaction.
@@ -24,6 +25,7 @@ DECLARE
     v_dedup     bigint := 0;
     v_groups    bigint := 0;
     v_parts     bigint := 0;
+    v_repaired  bigint := 0;
 BEGIN
     IF p_group_idle_seconds > 0 THEN
         WITH idle AS (
@@ -38,7 +40,7 @@ BEGIN
             DELETE FROM queen.consumer_groups g
              USING idle i JOIN queen.queues q ON q.id = i.queue_id
              WHERE g.queue_name = q.name AND g.consumer_group = i.consumer_group
-               AND g.created_at < now() - make_interval(secs => p_group_idle_seconds)
+               AND g.last_seen_at < now() - make_interval(secs => p_group_idle_seconds)
             RETURNING g.consumer_group, q.id AS queue_id
         )
         DELETE FROM queen.log_consumers c
@@ -46,6 +48,19 @@ BEGIN
          WHERE c.queue_id = d.queue_id AND c.consumer_group = d.consumer_group;
         GET DIAGNOSTICS v_groups = ROW_COUNT;
     END IF;
+
+    -- Safety net: every registered group has a cursor on every partition of its queue (the
+    -- creation paths guarantee it; this repairs a database written by anything else).
+    INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
+    SELECT p.id, g.consumer_group, p.queue_id, queen.offset_at_time(p.id, g.subscription_at, false)
+      FROM queen.consumer_groups g
+      JOIN queen.queues q ON q.name = g.queue_name
+      JOIN queen.log_partitions p ON p.queue_id = q.id
+     WHERE NOT EXISTS (SELECT 1 FROM queen.log_consumers c
+                        WHERE c.partition_id = p.id AND c.consumer_group = g.consumer_group)
+     LIMIT p_batch
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_repaired = ROW_COUNT;
 
     WITH doomed AS (
         SELECT s.partition_id, s.last_offset
@@ -112,7 +127,8 @@ BEGIN
     END IF;
 
     RETURN jsonb_build_object('retentionSegments', v_retention, 'completedRetentionSegments', v_completed,
-                              'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts);
+                              'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts,
+                              'repairedCursors', v_repaired);
 END;
 $$;
 COMMENT ON FUNCTION queen.run_housekeeping(integer, integer, integer) IS

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 
 namespace queen::test {
 namespace {
@@ -22,13 +23,18 @@ shared_env& env() {
 
 }  // namespace
 
+// Tests call these from several threads: creation is serialized.
+std::recursive_mutex env_mutex;
+
 test_cluster& cluster() {
+    std::lock_guard lock(env_mutex);
     auto& e = env();
     if (!e.cluster) e.cluster = std::make_unique<test_cluster>();
     return *e.cluster;
 }
 
 broker_process& broker() {
+    std::lock_guard lock(env_mutex);
     auto& e = env();
     if (!e.broker) e.broker = std::make_unique<broker_process>(cluster().conninfo());
     return *e.broker;

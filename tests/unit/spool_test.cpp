@@ -1,4 +1,5 @@
 // The spool's record format and file recovery (broker/spool/); no database needed.
+#include "config/config.hpp"
 #include "spool/spool_file.hpp"
 #include "spool/spool_record.hpp"
 
@@ -132,6 +133,22 @@ TEST(SpoolRecord, OverlongFieldsAreRefused) {
     r.queue.assign(70000, 'q');
     std::string out;
     EXPECT_THROW(encode(r, out), std::length_error);
+}
+
+TEST(SpoolConfig, DirectoryLimitAndRefreshAreReadAndPrinted) {
+    auto c = queen::config::from_map({{"QUEEN_SPOOL_DIR", "/data/spool"},
+                                      {"QUEEN_SPOOL_MAX_BYTES", "0"},
+                                      {"QUEEN_MAINTENANCE_REFRESH_MS", "250"}});
+    EXPECT_EQ(c.spool_dir, "/data/spool");
+    EXPECT_EQ(c.spool_max_bytes, 0u);
+    EXPECT_EQ(c.maintenance_refresh.count(), 250);
+    EXPECT_NE(queen::config::describe(c).find("QUEEN_SPOOL_DIR=/data/spool"), std::string::npos);
+    auto d = queen::config::from_map({{"HOME", "/home/someone"}});
+    EXPECT_EQ(d.spool_max_bytes, 1ull << 30);
+    EXPECT_EQ(d.maintenance_refresh.count(), 1000);
+    EXPECT_EQ(d.spool_dir, ::geteuid() == 0 ? "/var/lib/queen/spool" : "/home/someone/.local/share/queen/spool");
+    EXPECT_THROW(queen::config::from_map({{"QUEEN_SPOOL_MAX_BYTES", "-1"}}), std::invalid_argument);
+    EXPECT_THROW(queen::config::from_map({{"QUEEN_MAINTENANCE_REFRESH_MS", "5"}}), std::invalid_argument);
 }
 
 // ---- the file ---------------------------------------------------------------------------

@@ -44,6 +44,9 @@ TEST(Time, IsoFormattingAndParsing) {
     EXPECT_EQ(*core::parse_iso_time("2026-04-26T12:59:28.267966+02:00"), 1777201168267966);
     EXPECT_EQ(*core::parse_iso_time("2026-04-26"), 1777161600000000);
     EXPECT_FALSE(core::parse_iso_time("2026-13-01T00:00:00Z"));
+    EXPECT_FALSE(core::parse_iso_time("2026-02-30T00:00:00Z"));
+    EXPECT_FALSE(core::parse_iso_time("2026-04-31"));
+    EXPECT_TRUE(core::parse_iso_time("2024-02-29T23:59:59Z"));
     EXPECT_FALSE(core::parse_iso_time("yesterday"));
     EXPECT_FALSE(core::parse_iso_time("2026-04-26T10:59:28Zjunk"));
 }
