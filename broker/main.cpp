@@ -4,6 +4,8 @@
 #include "app/broker_context.hpp"
 #include "config/config.hpp"
 #include "core/housekeeper.hpp"
+#include "core/queue_settings.hpp"
+#include "crypto/payload_cipher.hpp"
 #include "core/pop_waiters.hpp"
 #include "core/push_fusion.hpp"
 #include "core/push_notifier.hpp"
@@ -100,6 +102,13 @@ int run() {
                             &flags,
                             &spool,
                             &drainer};
+    std::optional<crypto::payload_cipher> cipher;
+    if (!cfg.encryption_key.empty()) cipher = crypto::payload_cipher::from_hex_key(cfg.encryption_key);
+    core::queue_settings queue_settings(pool, std::chrono::milliseconds(2000));
+    ctx.cipher = cipher ? &*cipher : nullptr;
+    ctx.queue_settings = &queue_settings;
+    log::info("encryption at rest: {}", cipher ? "key loaded (queues with encryptionEnabled are encrypted)"
+                                                : "no QUEEN_ENCRYPTION_KEY (encrypted queues refuse pushes)");
     http::router router;
     api::register_routes(router, ctx);
     http::server server(ioc, router,

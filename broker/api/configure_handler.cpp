@@ -14,6 +14,7 @@ boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx
                                      db::pg_param::text(options)};
     auto res = co_await ctx.pool.exec(
         "SELECT queue_id, partition_id, options FROM queen.configure($1, $2, $3, $4::jsonb)", params);
+    if (ctx.queue_settings) ctx.queue_settings->forget(r.queue);
     nlohmann::json out{{"configured", true},
                        {"queueId", std::string(res.text(0, 0))},
                        {"partitionId", std::string(res.text(0, 1))},

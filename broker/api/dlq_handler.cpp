@@ -4,6 +4,7 @@
 // that plain SQL cannot decode (zstd), and renders JSON.
 #include "api/dlq_requests.hpp"
 #include "api/json_text.hpp"
+#include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
 #include "db/pg_array.hpp"
@@ -158,8 +159,9 @@ asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::
             append_opt_string(out, res, row, 9);
         }
         out += ",\"data\":";
-        if (frame) out += frame->payload;
-        else if (!res.is_null(row, 10)) out += res.text(row, 10);
+        const std::string_view queue_name = res.is_null(row, 2) ? std::string_view() : res.text(row, 2);
+        if (frame) out += deliverable_payload(ctx, frame->payload, queue_name);
+        else if (!res.is_null(row, 10)) out += deliverable_payload(ctx, res.text(row, 10), queue_name);
         else out += "null";
         out += ",\"createdAt\":";
         append_opt_time(out, res, row, 16);

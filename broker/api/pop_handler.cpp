@@ -1,4 +1,5 @@
 #include "api/json_text.hpp"
+#include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
 #include "db/pg_binary.hpp"
@@ -82,7 +83,8 @@ asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params&
                 if (f.trace_id) append_json_string(m, segment::uuid_to_string(*f.trace_id));
                 else m += "null";
                 m += ",\"data\":";
-                m += f.payload;
+                if (crypto::payload_cipher::is_sealed(f.payload)) m += deliverable_payload(ctx, f.payload, p.queue);
+                else m += f.payload;
                 m += ",\"createdAt\":\"" + core::iso_time(f.created_at_us) + "\"";
                 m += ",\"offset\":" + std::to_string(offset);
                 m += ",\"partitionId\":\"" + pid_text + "\",\"partition\":";

@@ -1,4 +1,5 @@
 #include "api/json_text.hpp"
+#include "api/payload_encryption.hpp"
 #include "api/maintenance.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
@@ -13,6 +14,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
     const std::int64_t accepted_at = wall_clock_us();
     auto body = parse_json_body(rc.req.body());
     auto items = parse_push(body, ctx.limits);
+    co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
     if (!items.empty() && push_goes_to_spool(ctx)) co_return co_await spool_push(ctx, items, accepted_at, false);
     std::vector<core::push_outcome> outcomes;

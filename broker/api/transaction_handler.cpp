@@ -1,4 +1,5 @@
 #include "api/json_text.hpp"
+#include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
 #include "api/transaction_request.hpp"
 #include "core/message_id.hpp"
@@ -42,6 +43,8 @@ std::string describe_failure(const transaction_request& tx, const json& failure,
 asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc) {
     auto body = parse_json_body(rc.req.body());
     auto tx = parse_transaction(body, ctx.limits);
+    for (auto& op : tx.operations)
+        if (op.type == transaction_op::kind::push) co_await seal_payloads(ctx, op.items);
 
     std::vector<const std::vector<core::push_item>*> pushes;
     std::vector<std::size_t> ack_op_index;  // ack k (1-based in SQL) -> operation index

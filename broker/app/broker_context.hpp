@@ -2,6 +2,8 @@
 // What the handlers depend on, wired together in main().
 #include "api/requests.hpp"
 #include "config/config.hpp"
+#include "core/queue_settings.hpp"
+#include "crypto/payload_cipher.hpp"
 #include "core/pop_waiters.hpp"
 #include "core/push_fusion.hpp"
 #include "core/push_notifier.hpp"
@@ -32,6 +34,9 @@ struct broker_context {
     maintenance::maintenance_flags* maintenance = nullptr;
     spool::spool_file* spool = nullptr;
     spool::spool_drainer* drainer = nullptr;
+    // Encryption at rest: the key (null without QUEEN_ENCRYPTION_KEY) and queue settings.
+    const crypto::payload_cipher* cipher = nullptr;
+    core::queue_settings* queue_settings = nullptr;
 };
 
 }  // namespace queen::app

@@ -96,6 +96,12 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.maintenance_refresh =
             std::chrono::milliseconds(parse_number("QUEEN_MAINTENANCE_REFRESH_MS", *v, 50, 60000));
 
+    if (auto v = get(env, "QUEEN_ENCRYPTION_KEY")) {
+        bool hex = v->size() == 64 && v->find_first_not_of("0123456789abcdefABCDEF") == std::string::npos;
+        if (!hex) throw std::invalid_argument("QUEEN_ENCRYPTION_KEY must be 64 hexadecimal characters (32 bytes)");
+        c.encryption_key = *v;
+    }
+
     if (auto url = get(env, "QUEEN_DATABASE_URL")) {
         c.conninfo = *url;
         c.embedded = false;

@@ -39,6 +39,7 @@ struct broker_config {
     // Spool and maintenance (docs/maintenance-and-spool.md): where this broker's spool file
     // lives (a disk that survives restarts), its size limit (0: none), and how often the
     // maintenance flags are re-read from the database.
+    std::string encryption_key;                         // QUEEN_ENCRYPTION_KEY (64 hex chars), secret
     std::string spool_dir;                              // QUEEN_SPOOL_DIR
     std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
