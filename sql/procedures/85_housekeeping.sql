@@ -6,6 +6,8 @@
 --     completedRetentionSeconds: segments older than that AND consumed by every consumer
 --     group of the partition (a partition nobody consumes keeps everything);
 --   * dedup-window expiry: dedup entries older than their queue's dedupWindowSeconds;
+--   * maxWaitTimeSeconds: messages a group has not consumed that long go to its dead letters
+--     (reason expired) even when the group does not pop (pops do the same when they claim);
 --   * consumer groups idle longer than group_idle_seconds (0 = never: no claim and no pop,
 --     which is recorded with a 10 s granularity) are dropped — cursors and subscription — so
 --     an abandoned group cannot hold completed retention back forever;
@@ -26,6 +28,9 @@ DECLARE
     v_groups    bigint := 0;
     v_parts     bigint := 0;
     v_repaired  bigint := 0;
+    v_expired   bigint := 0;
+    v_end       bigint;
+    c           record;
 BEGIN
     IF p_group_idle_seconds > 0 THEN
         WITH idle AS (
@@ -61,6 +66,34 @@ BEGIN
      LIMIT p_batch
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_repaired = ROW_COUNT;
+
+    -- maxWaitTimeSeconds also for groups that do not pop: a cursor whose head waited longer
+    -- than that moves its expired messages to the dead letters (reason expired), as a pop would.
+    FOR c IN
+        SELECT lc.partition_id, lc.consumer_group, lc.queue_id, lc.committed, q.max_wait_time_seconds AS max_wait
+          FROM queen.log_consumers lc
+          JOIN queen.queues q ON q.id = lc.queue_id
+          JOIN queen.log_partitions p ON p.id = lc.partition_id
+         WHERE q.max_wait_time_seconds > 0
+           AND p.last_offset > lc.committed
+           AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
+           AND (SELECT s.created_at FROM queen.log_segments s
+                 WHERE s.partition_id = lc.partition_id AND s.last_offset > lc.committed
+                 ORDER BY s.last_offset LIMIT 1) <= now() - make_interval(secs => q.max_wait_time_seconds)
+         LIMIT p_batch
+           FOR UPDATE OF lc SKIP LOCKED
+    LOOP
+        SELECT s.last_offset INTO v_end FROM queen.log_segments s
+         WHERE s.partition_id = c.partition_id AND s.last_offset > c.committed
+           AND s.created_at <= now() - make_interval(secs => c.max_wait)
+         ORDER BY s.last_offset DESC LIMIT 1;
+        v_expired := v_expired + queen.dead_letter_range(c.queue_id, c.partition_id, c.committed + 1, v_end,
+            c.consumer_group, 'not consumed within maxWaitTimeSeconds', 0, 'expired');
+        UPDATE queen.log_consumers lc
+           SET committed = v_end, attempts = 0, attempts_offset = 0, retry_at = NULL,
+               lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
+         WHERE lc.partition_id = c.partition_id AND lc.consumer_group = c.consumer_group;
+    END LOOP;
 
     WITH doomed AS (
         SELECT s.partition_id, s.last_offset
@@ -128,7 +161,7 @@ BEGIN
 
     RETURN jsonb_build_object('retentionSegments', v_retention, 'completedRetentionSegments', v_completed,
                               'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts,
-                              'repairedCursors', v_repaired);
+                              'repairedCursors', v_repaired, 'expiredMessages', v_expired);
 END;
 $$;
 COMMENT ON FUNCTION queen.run_housekeeping(integer, integer, integer) IS

@@ -129,3 +129,27 @@ TEST(Housekeeping, AnotherBrokerTakesOverWhenTheLeaderIsKilled) {
 
 }  // namespace
 }  // namespace queen::test
+
+namespace queen::test {
+namespace {
+
+TEST(Housekeeping, MaxWaitTimeDeadLettersForGroupsThatDoNotPop) {
+    test_cluster db;
+    broker_process b(db.conninfo(), fast);
+    auto c = client_of(b);
+    auto q = unique_name("maxwait-idle");
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", q}, {"options", {{"maxWaitTimeSeconds", 1}}}}).status, 200);
+    ASSERT_EQ(pop(c, q, "consumerGroup=sleepy").status, 204);
+    push_payloads(c, q, "", {json("a"), json("b")});
+    EXPECT_TRUE(eventually([&] {
+        return db.run_sql("SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id WHERE "
+                          "q.name = '" + q + "' AND consumer_group = 'sleepy' AND reason = 'expired'") == "2";
+    }));
+    EXPECT_EQ(db.run_sql("SELECT committed FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id WHERE "
+                         "q.name = '" + q + "' AND consumer_group = 'sleepy'"),
+              "2");
+    EXPECT_EQ(pop(c, q, "consumerGroup=sleepy").status, 204);
+}
+
+}  // namespace
+}  // namespace queen::test
