@@ -42,6 +42,9 @@ json parse_json_body(std::string_view body) {
         return json::parse(body);
     } catch (const json::parse_error& e) {
         throw bad_request(fmt::format("malformed JSON at byte {}", e.byte));
+    } catch (const json::out_of_range&) {
+        // e.g. 1e999: valid JSON grammar, but no number this broker can represent.
+        throw bad_request("malformed JSON: a number is out of range");
     }
 }
 

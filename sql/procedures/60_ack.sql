@@ -46,6 +46,7 @@ DECLARE
     v_released boolean;
     v_retry_at timestamptz;
     v_stop_at  bigint;
+    v_cidx     integer;    -- the ack whose signal counts at the stop
     i          integer;
 BEGIN
     IF cardinality(p_txids) <> v_n OR cardinality(p_offsets) <> v_n OR cardinality(p_lease_ids) <> v_n
@@ -107,6 +108,7 @@ BEGIN
         v_released := false;
         v_retry_at := NULL;
         v_stop_at := NULL;
+        v_cidx := NULL;
         LOOP
             SELECT min(o_off[j]) INTO v_c FROM generate_subscripts(o_off, 1) j
              WHERE p_partition_ids[j] = v_pid AND o_state[j] = 'signal'
@@ -120,8 +122,8 @@ BEGIN
             END IF;
             EXIT WHEN v_c IS NULL;
             -- The strongest signal at c: dlq > failed > retry.
-            SELECT CASE p_statuses[j] WHEN 'dlq' THEN 3 WHEN 'failed' THEN 2 ELSE 1 END, p_errors[j]
-              INTO v_cst, v_cerr
+            SELECT CASE p_statuses[j] WHEN 'dlq' THEN 3 WHEN 'failed' THEN 2 ELSE 1 END, p_errors[j], j
+              INTO v_cst, v_cerr, v_cidx
               FROM generate_subscripts(o_off, 1) j
              WHERE p_partition_ids[j] = v_pid AND o_state[j] = 'signal' AND o_off[j] = v_c
                AND p_statuses[j] <> 'completed'
@@ -178,7 +180,7 @@ BEGIN
             IF p_partition_ids[i] = v_pid AND o_state[i] = 'signal' THEN
                 o_applied[i] := (p_statuses[i] = 'completed' AND o_off[i] <= v_committed)
                              OR o_dlq[i]
-                             OR (v_stop_at IS NOT NULL AND o_off[i] = v_stop_at AND p_statuses[i] <> 'completed');
+                             OR (v_stop_at IS NOT NULL AND i = v_cidx);
             END IF;
         END LOOP;
 
@@ -212,7 +214,9 @@ BEGIN
                 error := 'unresolvable';
             ELSE
                 success := false;
-                error := format('not applied: redelivery restarts at offset %s', v_stop_at);
+                error := CASE WHEN o_off[i] = v_stop_at
+                              THEN 'not applied: a stronger signal for the same message counts'
+                              ELSE format('not applied: redelivery restarts at offset %s', v_stop_at) END;
             END IF;
             RETURN NEXT;
         END LOOP;

@@ -69,6 +69,31 @@ protected:
         return out;
     }
 
+    // Pops the span that starts at offset `from` (after a redelivery).
+    json pop_span_from(int from) {
+        auto r = pop(c, queue, "batch=5");
+        EXPECT_EQ(r.status, 200) << r.body;
+        json by_offset = json::object();
+        if (r.status != 200) return by_offset;
+        const json body = r.json();
+        for (const auto& m : body["messages"]) by_offset[std::to_string(m["offset"].get<int>())] = m;
+        EXPECT_TRUE(by_offset.contains(std::to_string(from)));
+        return by_offset;
+    }
+
+    // One batch call on messages keyed by offset.
+    json ack_batch_offsets(const json& by_offset, const std::vector<std::pair<int, std::string>>& signals) {
+        json acks = json::array();
+        for (auto& [off, st] : signals) {
+            const auto& m = by_offset[std::to_string(off)];
+            acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
+                            {"leaseId", m["leaseId"]}, {"status", st}, {"error", "e"}});
+        }
+        auto r = c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}});
+        EXPECT_EQ(r.status, 200) << r.body;
+        return r.json();
+    }
+
     http_client c = client();
     std::string queue;
 };
@@ -175,6 +200,20 @@ TEST_F(AckRules, FailedThreeThenCompletedFourIsUnresolvable) {  // f3 then c4
     EXPECT_EQ(second[0]["success"], false);
     EXPECT_EQ(second[0]["error"], "unresolvable");
     EXPECT_EQ(committed(), "2") << "a late ack can never skip a message";
+}
+
+TEST_F(AckRules, StrongestSignalWinsAtOneOffset) {  // dlq > failed > retry > completed
+    auto msgs = pop_span();
+    auto res = ack_batch(msgs, {{2, "retry"}, {2, "failed"}, {2, "completed"}});
+    EXPECT_EQ(cursor("attempts || '@' || attempts_offset"), "1@2") << "failed beats retry: one attempt counted";
+    EXPECT_EQ(committed(), "1");
+    EXPECT_EQ(res[1]["success"], true) << "the failed signal took effect";
+    EXPECT_EQ(res[0]["success"], false);
+    EXPECT_EQ(res[2]["success"], false);
+    auto again = pop_span_from(2);
+    auto res2 = ack_batch_offsets(again, {{2, "failed"}, {2, "dlq"}});
+    EXPECT_EQ(dead_letters(), "2") << "dlq beats failed";
+    EXPECT_EQ(committed(), "2");
 }
 
 TEST_F(AckRules, RetriedNackCostsNothing) {

@@ -66,6 +66,8 @@ TEST(PushParsing, ErrorsNameTheField) {
 TEST(JsonBody, MalformedJsonIs400) {
     EXPECT_EQ(status_of_failure([] { parse_json_body("{bad"); }), 400);
     EXPECT_EQ(status_of_failure([] { parse_json_body(""); }), 400);
+    // Found by push_body_fuzz: an overflowing number is a 400, not an internal error.
+    EXPECT_EQ(status_of_failure([] { parse_json_body(R"({"items":[{"queue":"q","payload":99999.99999e999}]})"); }), 400);
     EXPECT_EQ(parse_json_body(R"({"a":1})")["a"], 1);
 }
 
