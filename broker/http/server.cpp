@@ -37,7 +37,19 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
         parser.header_limit(64 * 1024);
         stream.expires_after(first ? options.read_timeout : options.idle_timeout);
         first = false;
-        co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+        co_await bhttp::async_read_header(stream, buffer, parser, redirect_error(use_awaitable, ec));
+        if (!ec && !parser.is_done()) {
+            // A client that asked "Expect: 100-continue" waits for this before it sends the
+            // body (curl waits a whole second otherwise). A body over the limit is refused
+            // by the parser below, so the client gets the 413 instead of sending it.
+            auto expect = parser.get()[bhttp::field::expect];
+            if (beast::iequals(expect, "100-continue") &&
+                (!parser.content_length() || *parser.content_length() <= options.max_body_bytes)) {
+                bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
+                co_await bhttp::async_write(stream, cont, redirect_error(use_awaitable, ec));
+            }
+            if (!ec) co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+        }
         if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
         if (ec == bhttp::error::body_limit) {
             response res = error(bhttp::status::payload_too_large,

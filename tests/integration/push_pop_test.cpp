@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
+
 #include <set>
 #include <thread>
 
@@ -230,6 +234,33 @@ TEST(PushPop, ConfigureEchoesEveryOptionWithItsType) {
     EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
                                 "WHERE q.name = '" + q + "' AND p.name = 'Default'"),
               "1");
+}
+
+TEST(PushPop, Expect100ContinueIsAnsweredBeforeTheBody) {
+    namespace asio = boost::asio;
+    auto q = unique_name("expect");
+    const std::string body = std::string(R"({"items":[{"queue":")") + q + R"(","payload":"after 100"}]})";
+    asio::io_context ioc;
+    asio::ip::tcp::socket sock(ioc);
+    sock.connect({asio::ip::make_address("127.0.0.1"), broker().port()});
+    asio::write(sock, asio::buffer("POST /api/v1/push HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                   "Expect: 100-continue\r\nConnection: close\r\nContent-Length: " +
+                                   std::to_string(body.size()) + "\r\n\r\n"));
+    // The client sends nothing more until the interim answer arrives.
+    std::string got;
+    char buf[512];
+    while (got.find("\r\n\r\n") == std::string::npos) got.append(buf, sock.read_some(asio::buffer(buf)));
+    EXPECT_EQ(got.rfind("HTTP/1.1 100 Continue", 0), 0u) << got;
+    asio::write(sock, asio::buffer(body));
+    boost::system::error_code ec;
+    std::string rest;
+    for (;;) {
+        std::size_t n = sock.read_some(asio::buffer(buf), ec);
+        if (ec) break;
+        rest.append(buf, n);
+    }
+    EXPECT_NE(rest.find("201 Created"), std::string::npos) << rest;
+    EXPECT_EQ(cluster().run_sql("SELECT payload::text FROM queen.messages WHERE queue = '" + q + "'"), "\"after 100\"");
 }
 
 TEST(PushPop, AnOverflowingNumberIs400AndStoresNothing) {
