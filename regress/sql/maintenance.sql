@@ -1,6 +1,7 @@
 -- Maintenance flags and the spool drain from SQL (sql/procedures/78_maintenance.sql,
 -- 79_spool_drain.sql): reading and setting the flags (NULL keeps a flag), the database
 -- identity, and queen.push_spooled probing in-doubt items even where dedup is off.
+\set VERBOSITY terse
 SET client_min_messages = warning;
 
 SELECT push_maintenance, pop_maintenance, database_id IS NOT NULL AS has_identity FROM queen.get_maintenance();

@@ -12,6 +12,33 @@
 --   and monotone, and concurrent pushers cannot deadlock.
 -- Notifications are NOT sent here: the broker notifies after commit (DESIGN.md).
 
+-- queen.push_key_ranges: the keys of a push call in lock order — (queue, partition) sorted by
+-- bytes — each with the 1-based range lo..hi of its items in the item arrays (items come
+-- grouped by key, in key order). Refuses key arrays of different lengths, and counts that do
+-- not add up to p_item_count. One definition for every procedure that pushes by key.
+CREATE OR REPLACE FUNCTION queen.push_key_ranges(
+    p_queues text[], p_partitions text[], p_counts integer[], p_item_count integer)
+RETURNS TABLE(queue text, part text, lo integer, hi integer)
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
+        RAISE EXCEPTION 'push: key arrays differ in length' USING ERRCODE = '22023';
+    END IF;
+    IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> p_item_count THEN
+        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
+    END IF;
+    RETURN QUERY
+        SELECT u.queue, u.part,
+               (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer,
+               (sum(u.cnt) OVER (ORDER BY u.ord))::integer
+          FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS u(queue, part, cnt, ord)
+         ORDER BY u.queue COLLATE "C", u.part COLLATE "C";
+END;
+$$;
+COMMENT ON FUNCTION queen.push_key_ranges(text[], text[], integer[], integer) IS
+  'The keys of a push in lock order with the item range of each; validates the key arrays.';
+
 CREATE OR REPLACE FUNCTION queen.push(
     p_queues text[], p_partitions text[], p_counts integer[],
     p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
@@ -32,14 +59,10 @@ DECLARE
     v_new      boolean[];
     v_count    integer;
 BEGIN
-    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
-        RAISE EXCEPTION 'push: key arrays differ in length' USING ERRCODE = '22023';
-    END IF;
-    IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> cardinality(p_txids)
-       OR cardinality(p_txids) <> cardinality(p_trace_ids)
+    IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
        OR cardinality(p_txids) <> cardinality(p_payloads) THEN
-        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'push: item arrays differ in length' USING ERRCODE = '22023';
     END IF;
 
     -- Back-pressure: a queue with maxSize > 0 takes no push that would bring the messages
@@ -59,12 +82,7 @@ BEGIN
         END IF;
     END LOOP;
 
-    FOR k IN
-        SELECT u.queue, u.part,
-               (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer AS lo,
-               (sum(u.cnt) OVER (ORDER BY u.ord))::integer AS hi
-          FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS u(queue, part, cnt, ord)
-         ORDER BY u.queue COLLATE "C", u.part COLLATE "C"
+    FOR k IN SELECT * FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, cardinality(p_txids))
     LOOP
         CONTINUE WHEN k.hi < k.lo;
         v_queue_id := queen.ensure_queue(k.queue);

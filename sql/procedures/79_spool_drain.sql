@@ -41,23 +41,14 @@ DECLARE
     v_keep     integer[];
     v_opaque   bigint;
 BEGIN
-    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
-        RAISE EXCEPTION 'push_spooled: key arrays differ in length' USING ERRCODE = '22023';
-    END IF;
-    IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> cardinality(p_txids)
-       OR cardinality(p_txids) <> cardinality(p_trace_ids)
+    IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
        OR cardinality(p_txids) <> cardinality(p_payloads)
        OR cardinality(p_txids) <> cardinality(p_probe_since) THEN
-        RAISE EXCEPTION 'push_spooled: item arrays do not match the key counts' USING ERRCODE = '22023';
+        RAISE EXCEPTION 'push_spooled: item arrays differ in length' USING ERRCODE = '22023';
     END IF;
 
-    FOR k IN
-        SELECT u.queue, u.part,
-               (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer AS lo,
-               (sum(u.cnt) OVER (ORDER BY u.ord))::integer AS hi
-          FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS u(queue, part, cnt, ord)
-         ORDER BY u.queue COLLATE "C", u.part COLLATE "C"
+    FOR k IN SELECT * FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, cardinality(p_txids))
     LOOP
         CONTINUE WHEN k.hi < k.lo;
         v_dups := '{}';
