@@ -2,6 +2,7 @@
 // the spool, and the guard that keeps transactions from overtaking spooled pushes.
 #include "api/json_text.hpp"
 #include "api/maintenance.hpp"
+#include "api/push_answers.hpp"
 #include "api/routes.hpp"
 #include "api/transaction_request.hpp"
 #include "http/responses.hpp"
@@ -101,20 +102,7 @@ boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, cons
     }
     if (ctx.drainer) ctx.drainer->kick();
 
-    std::string out = "[";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const auto& item = items[i];
-        if (i) out += ',';
-        out += "{\"index\":" + std::to_string(i) + ",\"transaction_id\":";
-        append_json_string(out, item.transaction_id);
-        out += ",\"status\":\"buffered\",\"message_id\":null,\"trace_id\":";
-        if (item.trace_id) append_json_string(out, *item.trace_id);
-        else out += "null";
-        out += ",\"queueName\":";
-        append_json_string(out, item.queue);
-        out += '}';
-    }
-    out += ']';
+    std::string out = render_buffered_answers(items);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
 }
 

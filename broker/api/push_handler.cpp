@@ -1,8 +1,7 @@
-#include "api/json_text.hpp"
+#include "api/push_answers.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/maintenance.hpp"
 #include "api/routes.hpp"
-#include "core/message_id.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -28,27 +27,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
     }
     // The attempt may have committed before the connection was lost: spooled "in doubt".
     if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true);
-    std::string out = "[";
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const auto& item = items[i];
-        const auto& o = outcomes[i];
-        if (i) out += ',';
-        out += "{\"index\":" + std::to_string(i) + ",\"transaction_id\":";
-        append_json_string(out, item.transaction_id);
-        out += o.queued ? ",\"status\":\"queued\"" : ",\"status\":\"duplicate\"";
-        out += ",\"message_id\":\"" + core::message_id(o.partition_id, o.offset) + "\"";
-        if (o.queued) {
-            out += ",\"partition_id\":\"" + std::to_string(o.partition_id) + "\"";
-            out += ",\"offset\":" + std::to_string(o.offset);
-            out += ",\"trace_id\":";
-            if (item.trace_id) append_json_string(out, *item.trace_id);
-            else out += "null";
-        }
-        out += ",\"queueName\":";
-        append_json_string(out, item.queue);
-        out += '}';
-    }
-    out += ']';
+    std::string out = render_push_answers(items, outcomes);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
 }
 

@@ -16,17 +16,11 @@ using nlohmann::json;
 
 namespace {
 
-// A field's value, with null treated as absent.
-const json* field(const json& obj, const char* key) {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return nullptr;
-    return &*it;
-}
 
 std::string item_prefix(std::size_t index) { return fmt::format("items[{}]", index); }
 
 std::optional<std::string> optional_string(const json& obj, const char* key, const std::string& where) {
-    const json* v = field(obj, key);
+    const json* v = present_field(obj, key);
     if (!v) return std::nullopt;
     if (!v->is_string()) throw bad_request(fmt::format("{}{} must be a string", where, key));
     return v->get<std::string>();
@@ -84,7 +78,7 @@ std::vector<core::push_item> parse_push(const json& body, const limits& lim) {
         const std::string where = item_prefix(index) + ".";
         if (!raw.is_object()) throw bad_request(item_prefix(index) + " must be an object");
         core::push_item item;
-        const json* queue = field(raw, "queue");
+        const json* queue = present_field(raw, "queue");
         if (!queue) throw bad_request(where + "queue is required");
         if (!queue->is_string()) throw bad_request(where + "queue must be a string");
         item.queue = queue->get<std::string>();
@@ -153,7 +147,7 @@ ack_item parse_ack_object(const json& obj, const std::string& where, const std::
     }
     a.error = optional_string(obj, "error", where);
     a.lease_id = optional_string(obj, "leaseId", where);
-    if (const json* off = field(obj, "offset")) {
+    if (const json* off = present_field(obj, "offset")) {
         if (!off->is_number_integer() || off->get<std::int64_t>() < 1)
             throw bad_request(where + "offset must be a positive integer");
         a.offset = off->get<std::int64_t>();
@@ -270,7 +264,7 @@ constexpr option_spec option_specs[] = {
 configure_request parse_configure(const json& body, const limits& lim) {
     if (!body.is_object()) throw bad_request("request body must be a JSON object");
     configure_request r;
-    const json* queue = field(body, "queue");
+    const json* queue = present_field(body, "queue");
     if (!queue) throw bad_request("queue is required");
     if (!queue->is_string()) throw bad_request("queue must be a string");
     r.queue = queue->get<std::string>();
@@ -279,11 +273,11 @@ configure_request parse_configure(const json& body, const limits& lim) {
     if (r.queue.find('\0') != std::string::npos) throw bad_request("queue must not contain NUL characters");
     r.namespace_name = optional_string(body, "namespace", "");
     r.task = optional_string(body, "task", "");
-    const json* options = field(body, "options");
+    const json* options = present_field(body, "options");
     if (options) {
         if (!options->is_object()) throw bad_request("options must be an object");
         for (const auto& spec : option_specs) {
-            const json* v = field(*options, spec.name);
+            const json* v = present_field(*options, spec.name);
             if (!v) continue;
             if (spec.boolean) {
                 if (!v->is_boolean()) throw bad_request(fmt::format("options.{} must be a boolean", spec.name));

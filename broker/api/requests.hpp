@@ -25,6 +25,13 @@ struct limits {
     std::size_t max_name_bytes = 255;
 };
 
+// A field of a JSON object, with null treated as absent (API.md tolerance rule).
+inline const nlohmann::json* present_field(const nlohmann::json& obj, const char* key) {
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return nullptr;
+    return &*it;
+}
+
 // Parses a JSON body; 400 "malformed JSON: ..." when it is not JSON.
 nlohmann::json parse_json_body(std::string_view body);
 

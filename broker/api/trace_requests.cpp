@@ -11,11 +11,6 @@ using nlohmann::json;
 
 namespace {
 
-const json* field(const json& obj, const char* key) {
-    auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return nullptr;
-    return &*it;
-}
 
 std::string bounded_string(const json& v, const std::string& what) {
     if (!v.is_string()) throw bad_request(what + " must be a string");
@@ -57,27 +52,27 @@ bool holds_nul(const json& v) {
 trace_request parse_trace(const json& body) {
     if (!body.is_object()) throw bad_request("request body must be a JSON object");
     trace_request t;
-    const json* tx = field(body, "transactionId");
+    const json* tx = present_field(body, "transactionId");
     if (!tx) throw bad_request("transactionId is required");
     t.transaction_id = bounded_string(*tx, "transactionId");
-    const json* pid = field(body, "partitionId");
+    const json* pid = present_field(body, "partitionId");
     if (!pid) throw bad_request("partitionId is required");
     if (!pid->is_string()) throw bad_request("partitionId must be a string");
     t.partition_id = pid->get<std::string>();
     if (t.partition_id.empty()) throw bad_request("partitionId must not be empty");
     t.consumer_group = queue_mode_group;
-    if (const json* g = field(body, "consumerGroup")) {
+    if (const json* g = present_field(body, "consumerGroup")) {
         if (!g->is_string()) throw bad_request("consumerGroup must be a string");
         auto s = g->get<std::string>();
         if (s.size() > 255) throw bad_request("consumerGroup is longer than 255 bytes");
         if (!s.empty()) t.consumer_group = std::move(s);
     }
-    if (const json* e = field(body, "eventType")) t.event_type = bounded_string(*e, "eventType");
+    if (const json* e = present_field(body, "eventType")) t.event_type = bounded_string(*e, "eventType");
     auto data = body.find("data");
     if (data == body.end()) throw bad_request("data is required");
     if (holds_nul(*data)) throw bad_request("data must not contain \\u0000 (traces are stored as jsonb)");
     t.data = data->dump(-1, ' ', false, json::error_handler_t::strict);
-    if (const json* names = field(body, "traceNames")) {
+    if (const json* names = present_field(body, "traceNames")) {
         std::vector<const json*> items;
         if (names->is_string()) {
             items.push_back(names);

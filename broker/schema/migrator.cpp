@@ -43,14 +43,6 @@ result_ptr exec(PGconn* conn, const std::string& sql, const std::string& what) {
     return res;
 }
 
-int version_of(std::string_view file_name) {
-    int v = 0;
-    for (char c : file_name) {
-        if (c < '0' || c > '9') break;
-        v = v * 10 + (c - '0');
-    }
-    return v;
-}
 
 int database_version(PGconn* conn) {
     auto res = exec(conn,
@@ -70,9 +62,18 @@ void refuse_if_newer(int db_version) {
 
 }  // namespace
 
+int migration_number(std::string_view file_name) {
+    int v = 0;
+    for (char c : file_name) {
+        if (c < '0' || c > '9') break;
+        v = v * 10 + (c - '0');
+    }
+    return v;
+}
+
 int embedded_schema_version() {
     int v = 0;
-    for (const auto& m : embedded_migrations()) v = std::max(v, version_of(m.name));
+    for (const auto& m : embedded_migrations()) v = std::max(v, migration_number(m.name));
     return v;
 }
 
@@ -91,7 +92,7 @@ migration_report apply(const std::string& conninfo) {
         int current = database_version(c);
         refuse_if_newer(current);
         for (const auto& m : embedded_migrations()) {
-            int v = version_of(m.name);
+            int v = migration_number(m.name);
             if (v <= current) continue;
             exec(c, "BEGIN", "BEGIN");
             try {

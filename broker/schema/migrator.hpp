@@ -4,6 +4,7 @@
 // advisory lock so that brokers starting together take turns. A database whose schema is
 // newer than this broker's is refused with a clear message.
 #include <string>
+#include <string_view>
 
 namespace queen::schema {
 
@@ -11,6 +12,9 @@ struct migration_report {
     int database_version = 0;   // after the run
     int applied = 0;            // migrations applied by this run
 };
+
+// The number a migration file name starts with ("0007_consumer_groups.sql" → 7).
+int migration_number(std::string_view file_name);
 
 // Highest migration number embedded in this binary.
 int embedded_schema_version();

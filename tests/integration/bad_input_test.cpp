@@ -26,15 +26,6 @@ using namespace queen::test;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += '\'';
-        out += c;
-    }
-    return out + "'";
-}
-
 long long sql_count(const std::string& sql) { return std::stoll(cluster().run_sql(sql)); }
 
 // Everything the database holds about a queue name (and the global segment count).

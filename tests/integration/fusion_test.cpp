@@ -35,15 +35,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-std::string quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += '\'';
-        out += c;
-    }
-    return out + "'";
-}
-
 // Counts the write transactions (each one commit) of the cluster: the next transaction id
 // to be assigned, read through a connection to ANOTHER database ("postgres") with a read-only
 // query, which assigns none. pg_stat_database.xact_commit would count the same commits but

@@ -17,15 +17,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += '\'';
-        out += c;
-    }
-    return out + "'";
-}
-
 bool is_iso_us(const json& v) {
     static const std::regex re(R"(^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$)");
     return v.is_string() && std::regex_match(v.get<std::string>(), re);

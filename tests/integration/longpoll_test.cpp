@@ -28,15 +28,6 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 using steady = std::chrono::steady_clock;
 
-std::string quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += '\'';
-        out += c;
-    }
-    return out + "'";
-}
-
 struct timed_reply {
     http_reply reply;
     steady::duration elapsed{};

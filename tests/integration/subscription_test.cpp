@@ -22,15 +22,6 @@ using namespace queen::test;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-std::string quote(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += '\'';
-        out += c;
-    }
-    return out + "'";
-}
-
 // What one consumer saw: payloads in delivery order, and per partition the offsets in order.
 struct consumed {
     std::vector<std::string> payloads;

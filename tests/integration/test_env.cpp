@@ -48,6 +48,15 @@ std::string unique_name(const std::string& prefix) {
     return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(++counter);
 }
 
+std::string quote(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') out += '\'';
+        out += c;
+    }
+    return out + "'";
+}
+
 nlohmann::json push_payloads(http_client& c, const std::string& queue, const std::string& partition,
                              const std::vector<nlohmann::json>& payloads) {
     nlohmann::json items = nlohmann::json::array();

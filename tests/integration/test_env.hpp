@@ -19,6 +19,9 @@ http_client client();                              // a new connection to the de
 http_client client_of(const broker_process& b);
 std::string unique_name(const std::string& prefix);
 
+// A SQL string literal: 'text' with quotes doubled.
+std::string quote(const std::string& s);
+
 // POST /api/v1/push of {queue, partition, payload} items (partition "" means omitted).
 nlohmann::json push_payloads(http_client& c, const std::string& queue, const std::string& partition,
                              const std::vector<nlohmann::json>& payloads);

@@ -10,20 +10,12 @@
 namespace queen::schema {
 namespace {
 
-int number_of(std::string_view name) {
-    int v = 0;
-    for (char c : name) {
-        if (c < '0' || c > '9') break;
-        v = v * 10 + (c - '0');
-    }
-    return v;
-}
 
 TEST(SchemaBundle, MigrationNumbersAreUniqueAndContiguousFromOne) {
     std::set<int> seen;
     int expected = 1;
     for (const auto& m : embedded_migrations()) {
-        int v = number_of(m.name);
+        int v = migration_number(m.name);
         EXPECT_TRUE(seen.insert(v).second) << "two migrations numbered " << v << " (" << m.name << ")";
         EXPECT_EQ(v, expected++) << m.name;
         EXPECT_FALSE(m.text.empty()) << m.name;
@@ -33,7 +25,7 @@ TEST(SchemaBundle, MigrationNumbersAreUniqueAndContiguousFromOne) {
 
 TEST(SchemaBundle, ProceduresAreNumberedSoTheirOrderIsExplicit) {
     ASSERT_FALSE(embedded_procedures().empty());
-    for (const auto& p : embedded_procedures()) EXPECT_GT(number_of(p.name), 0) << p.name;
+    for (const auto& p : embedded_procedures()) EXPECT_GT(migration_number(p.name), 0) << p.name;
 }
 
 }  // namespace
