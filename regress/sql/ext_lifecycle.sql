@@ -1,0 +1,104 @@
+-- The queen_ext extension's life cycle (ext/queen_ext.control, ext/queen_ext--*.sql):
+-- install at 1.0, update to 1.1, equal to a fresh install, declarations, members, and a
+-- DROP EXTENSION without CASCADE that leaves nothing behind.
+SET client_min_messages = warning;
+\set VERBOSITY terse
+\set SHOW_CONTEXT never
+SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'queen_ext') AS ext_was_present \gset
+CREATE EXTENSION IF NOT EXISTS queen_ext;
+DROP EXTENSION queen_ext;
+
+-- The declarations of the extension's functions, one row each.
+CREATE FUNCTION pg_temp.functions()
+RETURNS TABLE(function text, arguments text, result text, volatile "char", strict boolean,
+              parallel "char", returns_set boolean, language name, symbol text, library text,
+              comment text)
+LANGUAGE sql STABLE AS $f$
+  SELECT p.oid::regprocedure::text, pg_get_function_arguments(p.oid), pg_get_function_result(p.oid),
+         p.provolatile, p.proisstrict, p.proparallel, p.proretset, l.lanname, p.prosrc, p.probin,
+         obj_description(p.oid, 'pg_proc')
+    FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+    JOIN pg_namespace n ON n.oid = p.pronamespace
+   WHERE n.nspname = 'queen_ext'
+$f$;
+-- The extension's members, as pg_describe_object names them.
+CREATE FUNCTION pg_temp.members() RETURNS SETOF text LANGUAGE sql STABLE AS $f$
+  SELECT pg_describe_object(d.classid, d.objid, d.objsubid)
+    FROM pg_depend d JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
+   WHERE e.extname = 'queen_ext' AND d.deptype = 'e'
+$f$;
+
+-- 1. The versions on offer: 1.0 and the upgrade to 1.1, no standalone 1.1 script.
+SELECT name, default_version, installed_version FROM pg_available_extensions WHERE name = 'queen_ext';
+SELECT version, superuser, relocatable, schema, requires
+  FROM pg_available_extension_versions WHERE name = 'queen_ext' ORDER BY version;
+SELECT source, target, path FROM pg_extension_update_paths('queen_ext') ORDER BY source, target;
+
+-- 2. Version 1.0: the codec functions only.
+CREATE EXTENSION queen_ext VERSION '1.0';
+SELECT extversion, extnamespace::regnamespace, extrelocatable FROM pg_extension WHERE extname = 'queen_ext';
+SELECT function, volatile, strict, parallel FROM pg_temp.functions() ORDER BY function;
+SELECT to_regprocedure('queen_ext.dedup_probe(bigint,text[])') IS NULL AS no_dedup_probe_in_1_0;
+
+-- 3. ALTER EXTENSION UPDATE to 1.1 gives exactly what a fresh install gives.
+ALTER EXTENSION queen_ext UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
+CREATE TEMP TABLE updated AS SELECT * FROM pg_temp.functions();
+CREATE TEMP TABLE updated_members AS SELECT * FROM pg_temp.members() m(member);
+DROP EXTENSION queen_ext;
+CREATE EXTENSION queen_ext;
+CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.functions();
+SELECT (SELECT count(*) FROM updated) AS updated_functions, (SELECT count(*) FROM fresh) AS fresh_functions,
+       (SELECT count(*) FROM (SELECT * FROM updated EXCEPT SELECT * FROM fresh) x)
+     + (SELECT count(*) FROM (SELECT * FROM fresh EXCEPT SELECT * FROM updated) x) AS differences,
+       (SELECT array_agg(member ORDER BY member) FROM updated_members)
+     = (SELECT array_agg(m ORDER BY m) FROM pg_temp.members() m) AS same_members;
+-- Updating to the installed version is a no-op.
+ALTER EXTENSION queen_ext UPDATE TO '1.1';
+SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
+
+-- 4. Declarations of 1.1: every function commented, C, PARALLEL SAFE.
+SELECT function, volatile, strict, parallel, returns_set, language, symbol,
+       library = '$libdir/queen_ext' AS in_library, comment IS NOT NULL AS commented
+  FROM fresh ORDER BY function;
+SELECT function, arguments, result FROM fresh ORDER BY function;
+-- Members: the schema and the five functions; the schema is usable by every role.
+SELECT member FROM pg_temp.members() member ORDER BY member;
+SELECT has_schema_privilege('public', 'queen_ext', 'USAGE') AS public_usage,
+       obj_description('queen_ext'::regnamespace, 'pg_namespace') IS NOT NULL AS schema_commented;
+-- version(): the installed version, segment format 1 and the zstd library's version.
+SELECT queen_ext.version() ~ ('^queen_ext ' || e.extversion || ' \(segment format 1, zstd [0-9]+\.[0-9]+\.[0-9]+\)$')
+       AS version_ok
+  FROM pg_extension e WHERE e.extname = 'queen_ext';
+
+-- 5. What CREATE EXTENSION refuses: a second install, another schema, a schema queen_ext
+-- that exists already (it would not be the extension's own), an unknown version.
+CREATE EXTENSION queen_ext;
+\echo :LAST_ERROR_SQLSTATE
+DROP EXTENSION queen_ext;
+CREATE EXTENSION queen_ext SCHEMA public;
+\echo :LAST_ERROR_SQLSTATE
+CREATE SCHEMA queen_ext;
+CREATE EXTENSION queen_ext;
+\echo :LAST_ERROR_SQLSTATE
+DROP SCHEMA queen_ext;
+CREATE EXTENSION queen_ext VERSION '1.2';
+\echo :LAST_ERROR_SQLSTATE
+
+-- 6. DROP EXTENSION without CASCADE removes the functions and the schema (the codec
+-- layer's PL/pgSQL functions that call queen_ext record no dependency on it).
+CREATE EXTENSION queen_ext;
+DROP EXTENSION queen_ext;
+SELECT count(*) AS queen_ext_schemas FROM pg_namespace WHERE nspname = 'queen_ext';
+SELECT count(*) AS queen_ext_extensions FROM pg_extension WHERE extname = 'queen_ext';
+SELECT to_regprocedure('queen_ext.segment_header(bytea)') IS NULL AS functions_gone;
+-- The same after an update from 1.0.
+CREATE EXTENSION queen_ext VERSION '1.0';
+ALTER EXTENSION queen_ext UPDATE TO '1.1';
+DROP EXTENSION queen_ext;
+SELECT count(*) AS queen_ext_schemas FROM pg_namespace WHERE nspname = 'queen_ext';
+
+-- Leave the database as this suite found it (later suites expect their codec path).
+\if :ext_was_present
+CREATE EXTENSION queen_ext;
+\endif
