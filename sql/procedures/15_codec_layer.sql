@@ -1,23 +1,88 @@
--- The codec layer: the only functions the procedures call to pack and decode segments.
--- On stock PostgreSQL they are plain SQL over raw segments; the queen_ext extension
--- redefines nothing here but is detected by these functions, so the mode is a property of
--- the database, not of a broker.
+-- The codec layer: the only functions the procedures call to pack and decode segments and
+-- to probe transaction ids. Each has one definition that asks the database whether the
+-- queen_ext extension is installed: with it, the work is done by its C functions (zstd
+-- segments, C decoding, index probes); without it, by plain SQL over raw segments. The mode
+-- is a property of the database, not of a broker, so brokers never disagree.
+-- The extension is referenced only inside PL/pgSQL branches that run when it is installed:
+-- PL/pgSQL bodies are parsed at first execution and record no dependency, so these
+-- functions are created without it and DROP EXTENSION queen_ext needs no CASCADE.
 
+-- queen.codec_extension(): the installed version of queen_ext, NULL without it.
+CREATE OR REPLACE FUNCTION queen.codec_extension()
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$ SELECT e.extversion FROM pg_catalog.pg_extension e WHERE e.extname = 'queen_ext' $$;
+COMMENT ON FUNCTION queen.codec_extension() IS
+  'Version of the queen_ext extension installed in this database, or NULL (stock SQL codec path).';
+
+-- queen.codec_path(): 'queen_ext' when the codec layer uses the extension, else 'sql'.
+CREATE OR REPLACE FUNCTION queen.codec_path()
+RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN queen.codec_extension() IS NULL THEN 'sql' ELSE 'queen_ext' END $$;
+COMMENT ON FUNCTION queen.codec_path() IS
+  'The codec path of this database: queen_ext (extension installed) or sql (stock).';
+
+-- zstd level of the segments the codec layer packs with the extension: level 1 compresses
+-- ≈200-byte JSON messages nearly as well as level 3 at a fraction of the CPU
+-- (docs/benchmarks.md); 'auto' keeps a segment raw when zstd would not make it smaller.
 CREATE OR REPLACE FUNCTION queen.pack_segment(
     p_created_at timestamptz, p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
 RETURNS bytea
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$ SELECT queen.segment_pack_raw(p_created_at, p_txids, p_trace_ids, p_producers, p_payloads) $$;
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF queen.codec_extension() IS NOT NULL THEN
+        RETURN queen_ext.segment_pack(array_fill(p_created_at, ARRAY[cardinality(p_txids)]),
+                                      p_txids, p_trace_ids, p_producers, p_payloads, 'auto', 1);
+    END IF;
+    RETURN queen.segment_pack_raw(p_created_at, p_txids, p_trace_ids, p_producers, p_payloads);
+END
+$$;
 COMMENT ON FUNCTION queen.pack_segment(timestamptz, text[], uuid[], text[], text[]) IS
-  'Packs frames into a segment with the best codec this database has (raw on stock PostgreSQL).';
+  'Packs frames into a segment with the best codec this database has: zstd with queen_ext (raw when zstd does not save bytes), raw on stock PostgreSQL.';
 
 CREATE OR REPLACE FUNCTION queen.decode_segment(p_body bytea)
 RETURNS TABLE(idx integer, created_at timestamptz, transaction_id text, trace_id uuid,
               producer_sub text, payload text)
-LANGUAGE sql STABLE PARALLEL SAFE
-AS $$ SELECT * FROM queen.segment_frames(p_body) $$;
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF p_body IS NULL THEN
+        RETURN;
+    END IF;
+    IF queen.codec_extension() IS NOT NULL THEN
+        RETURN QUERY SELECT d.idx, d.created_at, d.transaction_id, d.trace_id, d.producer_sub, d.payload
+                       FROM queen_ext.segment_decode(p_body) d;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT * FROM queen.segment_frames(p_body);
+END
+$$;
 COMMENT ON FUNCTION queen.decode_segment(bytea) IS
-  'Frames of a segment; payload columns are NULL for a codec this database cannot decode.';
+  'Frames of a segment (raw and, with queen_ext, zstd); without queen_ext the columns of a zstd segment are NULL but for idx.';
+
+-- queen.dedup_probe(partition, txids): for each 1-based position of p_txids whose
+-- transaction id has a row in queen.log_dedup for the partition, its stored offset and
+-- createdAt (callers apply their dedup window). NULL elements match nothing.
+CREATE OR REPLACE FUNCTION queen.dedup_probe(p_partition_id bigint, p_txids text[])
+RETURNS TABLE(idx integer, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF to_regprocedure('queen_ext.dedup_probe(bigint,text[])') IS NOT NULL THEN
+        RETURN QUERY SELECT p.idx, p.msg_offset, p.created_at
+                       FROM queen_ext.dedup_probe(p_partition_id, p_txids) p;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT u.i::integer, d.msg_offset, d.created_at
+                   FROM unnest(p_txids) WITH ORDINALITY AS u(txid, i)
+                   JOIN queen.log_dedup d
+                     ON d.partition_id = p_partition_id AND d.transaction_id = u.txid;
+END
+$$;
+COMMENT ON FUNCTION queen.dedup_probe(bigint, text[]) IS
+  'Stored offset and createdAt of each transaction id of a batch found in the partition''s dedup index (one call per batch).';
 
 -- queen.payload_jsonb(payload text): a stored payload (JSON text) as jsonb for SQL readers.
 -- jsonb cannot hold the escape \u0000, which JSON allows in strings: such escapes become

@@ -96,11 +96,11 @@ BEGIN
         WITH probed AS (
             SELECT g.i, p_txids[g.i] AS txid, d.msg_offset AS old_offset
               FROM generate_series(k.lo, k.hi) AS g(i)
-              LEFT JOIN queen.log_dedup d
-                ON v_window > 0
-               AND d.partition_id = v_pid
-               AND d.transaction_id = p_txids[g.i]
-               AND d.created_at > v_at - make_interval(secs => v_window)
+              LEFT JOIN (SELECT pr.idx, pr.msg_offset
+                           FROM queen.dedup_probe(v_pid, p_txids[k.lo:k.hi]) pr
+                          WHERE v_window > 0
+                            AND pr.created_at > v_at - make_interval(secs => v_window)) d
+                ON d.idx = g.i - k.lo + 1
         ), ranked AS (
             SELECT pr.*, row_number() OVER (PARTITION BY pr.txid ORDER BY pr.i) AS rn
               FROM probed pr
