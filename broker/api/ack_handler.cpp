@@ -1,6 +1,8 @@
 #include "api/json_text.hpp"
+#include "api/opaque_span_offsets.hpp"
 #include "api/routes.hpp"
 #include "db/pg_array.hpp"
+#include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -30,8 +32,32 @@ std::optional<std::int64_t> parse_partition_id(const std::string& s) {
     return v;
 }
 
-// Applies acks, one queen.ack call per consumer group; answers in input order.
-asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, const std::vector<ack_item>& acks) {
+// The seven arrays of one queen.ack call for the acks `members` of one group.
+std::vector<std::string> ack_call_arrays(const std::vector<ack_item>& acks, const std::vector<std::size_t>& members) {
+    db::pg_array_builder pids, txids, offsets, leases, statuses, errors;
+    for (auto i : members) {
+        const auto& a = acks[i];
+        pids.add(*parse_partition_id(a.partition_id));
+        txids.add(a.transaction_id);
+        if (a.offset) offsets.add(*a.offset);
+        else offsets.add_null();
+        if (a.lease_id && !a.lease_id->empty()) leases.add(*a.lease_id);
+        else leases.add_null();
+        statuses.add(std::string_view(to_sql(a.status)));
+        if (a.error) errors.add(*a.error);
+        else errors.add_null();
+    }
+    return {pids.finish(), txids.finish(), offsets.finish(), leases.finish(), statuses.finish(), errors.finish()};
+}
+
+constexpr const char* ack_sql =
+    "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
+    "FROM queen.ack($1, $2::bigint[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::text[])";
+
+// Applies acks, one queen.ack call per consumer group; answers in input order. An ack by
+// transaction id that the database cannot place (QNDEC: a zstd segment without queen_ext)
+// gets its offset from the broker's own decoder, and the group's call is made again.
+asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, std::vector<ack_item>& acks) {
     std::vector<ack_answer> answers(acks.size());
     std::map<std::string, std::vector<std::size_t>> by_group;
     for (std::size_t i = 0; i < acks.size(); ++i) {
@@ -46,39 +72,35 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, co
     }
     std::set<std::string> released_queues;
     for (const auto& [group, members] : by_group) {
-        db::pg_array_builder pids, txids, offsets, leases, statuses, errors;
-        for (auto i : members) {
-            const auto& a = acks[i];
-            pids.add(*parse_partition_id(a.partition_id));
-            txids.add(a.transaction_id);
-            if (a.offset) offsets.add(*a.offset);
-            else offsets.add_null();
-            if (a.lease_id && !a.lease_id->empty()) leases.add(*a.lease_id);
-            else leases.add_null();
-            statuses.add(std::string_view(to_sql(a.status)));
-            if (a.error) errors.add(*a.error);
-            else errors.add_null();
+        std::optional<db::pg_result> res;
+        for (int attempt = 0; !res; ++attempt) {
+            const std::vector<std::string> arrays = ack_call_arrays(acks, members);
+            std::vector<db::pg_param> params{db::pg_param::text(group)};
+            for (const auto& a : arrays) params.push_back(db::pg_param::text(a));
+            bool undecodable = false;
+            try {
+                res = co_await ctx.pool.exec(ack_sql, params, db::result_format::binary);
+            } catch (const db::pg_error& e) {
+                if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
+                undecodable = true;
+            }
+            if (undecodable) {
+                std::vector<ack_item*> pending;
+                for (auto i : members) pending.push_back(&acks[i]);
+                co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(pending));
+            }
         }
-        const std::string a1 = pids.finish(), a2 = txids.finish(), a3 = offsets.finish(), a4 = leases.finish(),
-                          a5 = statuses.finish(), a6 = errors.finish();
-        std::vector<db::pg_param> params{db::pg_param::text(group), db::pg_param::text(a1), db::pg_param::text(a2),
-                                         db::pg_param::text(a3),    db::pg_param::text(a4), db::pg_param::text(a5),
-                                         db::pg_param::text(a6)};
-        auto res = co_await ctx.pool.exec(
-            "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
-            "FROM queen.ack($1, $2::bigint[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::text[])",
-            params, db::result_format::binary);
-        for (int row = 0; row < res.rows(); ++row) {
-            auto k = static_cast<std::size_t>(res.int64(row, 0));
+        for (int row = 0; row < res->rows(); ++row) {
+            auto k = static_cast<std::size_t>(res->int64(row, 0));
             if (k < 1 || k > members.size()) throw std::runtime_error("queen.ack returned an unknown item index");
             ack_answer& a = answers[members[k - 1]];
-            a.success = res.boolean(row, 1);
-            if (!res.is_null(row, 2)) a.offset = res.int64(row, 2);
-            a.noop = res.boolean(row, 3);
-            a.dlq = res.boolean(row, 4);
-            a.lease_released = res.boolean(row, 5);
-            if (!res.is_null(row, 6)) a.error = std::string(res.text(row, 6));
-            if (a.lease_released && !res.is_null(row, 7)) released_queues.insert(std::string(res.text(row, 7)));
+            a.success = res->boolean(row, 1);
+            if (!res->is_null(row, 2)) a.offset = res->int64(row, 2);
+            a.noop = res->boolean(row, 3);
+            a.dlq = res->boolean(row, 4);
+            a.lease_released = res->boolean(row, 5);
+            if (!res->is_null(row, 6)) a.error = std::string(res->text(row, 6));
+            if (a.lease_released && !res->is_null(row, 7)) released_queues.insert(std::string(res->text(row, 7)));
         }
     }
     // A released lease makes its partition claimable again: wake parked pops.

@@ -1,10 +1,12 @@
 #include "api/json_text.hpp"
+#include "api/opaque_span_offsets.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
 #include "api/transaction_request.hpp"
 #include "core/message_id.hpp"
 #include "core/push_batch.hpp"
 #include "db/pg_array.hpp"
+#include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -37,26 +39,12 @@ std::string describe_failure(const transaction_request& tx, const json& failure,
                        a.partition_id, failure.value("error", std::string("failed")));
 }
 
-}  // namespace
-
-// POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
-asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
-    auto tx = parse_transaction(body, ctx.limits);
-    for (auto& op : tx.operations)
-        if (op.type == transaction_op::kind::push) co_await seal_payloads(ctx, op.items);
-
-    std::vector<const std::vector<core::push_item>*> pushes;
-    std::vector<std::size_t> ack_op_index;  // ack k (1-based in SQL) -> operation index
+// The eight ack arrays of queen.transaction (group, partition, transaction id, offset, lease,
+// status, error per ack; then the required leases).
+std::vector<std::string> transaction_ack_arrays(const transaction_request& tx, const std::vector<std::size_t>& ack_op_index) {
     db::pg_array_builder groups, pids, txids, offsets, leases, statuses, errors, required;
-    for (std::size_t i = 0; i < tx.operations.size(); ++i) {
-        const auto& op = tx.operations[i];
-        if (op.type == transaction_op::kind::push) {
-            pushes.push_back(&op.items);
-            continue;
-        }
-        const auto& a = op.ack;
-        ack_op_index.push_back(i);
+    for (auto i : ack_op_index) {
+        const auto& a = tx.operations[i].ack;
         groups.add(a.consumer_group);
         pids.add(partition_id_or_unknown(a.partition_id));
         txids.add(a.transaction_id);
@@ -70,18 +58,53 @@ asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, htt
         else errors.add_null();
     }
     for (const auto& l : tx.required_leases) required.add(l);
+    return {groups.finish(), pids.finish(), txids.finish(), offsets.finish(),
+            leases.finish(), statuses.finish(), errors.finish(), required.finish()};
+}
 
+}  // namespace
+
+// POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
+asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc) {
+    auto body = parse_json_body(rc.req.body());
+    auto tx = parse_transaction(body, ctx.limits);
+    for (auto& op : tx.operations)
+        if (op.type == transaction_op::kind::push) co_await seal_payloads(ctx, op.items);
+
+    std::vector<const std::vector<core::push_item>*> pushes;
+    std::vector<std::size_t> ack_op_index;  // ack k (1-based in SQL) -> operation index
+    for (std::size_t i = 0; i < tx.operations.size(); ++i) {
+        if (tx.operations[i].type == transaction_op::kind::push) pushes.push_back(&tx.operations[i].items);
+        else ack_op_index.push_back(i);
+    }
     const core::push_batch batch = core::make_push_batch(pushes);
-    std::vector<std::string> ack_arrays{groups.finish(),  pids.finish(),     txids.finish(),  offsets.finish(),
-                                        leases.finish(),  statuses.finish(), errors.finish(), required.finish()};
-    std::vector<db::pg_param> params;
-    for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));
-    for (const auto& a : ack_arrays) params.push_back(db::pg_param::text(a));
-    auto res = co_await ctx.pool.exec(
-        "SELECT queen.transaction($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::text[], "
-        "$8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], $14::text[], $15::uuid[])",
-        params);
-    const json outcome = json::parse(res.text(0, 0));
+
+    // An ack by transaction id that the database cannot place (QNDEC: a zstd segment without
+    // queen_ext) voids the attempt; the broker decodes those spans itself and tries again.
+    std::optional<db::pg_result> res;
+    for (int attempt = 0; !res; ++attempt) {
+        const std::vector<std::string> ack_arrays = transaction_ack_arrays(tx, ack_op_index);
+        std::vector<db::pg_param> params;
+        for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));
+        for (const auto& a : ack_arrays) params.push_back(db::pg_param::text(a));
+        bool undecodable = false;
+        try {
+            res = co_await ctx.pool.exec(
+                "SELECT queen.transaction($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], "
+                "$7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], "
+                "$14::text[], $15::uuid[])",
+                params);
+        } catch (const db::pg_error& e) {
+            if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
+            undecodable = true;
+        }
+        if (undecodable) {
+            std::vector<ack_item*> acks;
+            for (auto i : ack_op_index) acks.push_back(&tx.operations[i].ack);
+            co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(acks));
+        }
+    }
+    const json outcome = json::parse(res->text(0, 0));
     const bool success = outcome.value("success", false);
 
     // Per push item and per ack, in operation order.

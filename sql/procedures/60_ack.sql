@@ -238,13 +238,19 @@ COMMENT ON FUNCTION queen.ack(text, bigint[], text[], bigint[], uuid[], text[], 
   'Applies one call''s acks per (partition, group): cumulative commit, nacks, dead letters.';
 
 -- queen.find_in_span: offset of the message with this transaction id inside
--- (p_after, p_end] of a partition, decoding only the segments that overlap the span;
--- NULL when it is not there (or sits in a segment plain SQL cannot decode).
+-- (p_after, p_end] of a partition, decoding only the segments that overlap the span; NULL
+-- when it is not there. When it is not found but the span has segments this database
+-- cannot decode (zstd written with queen_ext, which was dropped since), the id may sit in
+-- one of them: SQLSTATE QNDEC is raised, the caller's transaction is void, and the broker,
+-- which decodes zstd itself, resolves the offset and calls again with it.
 CREATE OR REPLACE FUNCTION queen.find_in_span(p_partition_id bigint, p_after bigint, p_end bigint, p_txid text)
 RETURNS bigint
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 AS $$
-    SELECT s.first_offset + f.idx
+DECLARE
+    v_off bigint;
+BEGIN
+    SELECT s.first_offset + f.idx INTO v_off
       FROM queen.log_segments s
      CROSS JOIN LATERAL queen.decode_segment(s.body) f
      WHERE s.partition_id = p_partition_id
@@ -254,7 +260,18 @@ AS $$
        AND s.first_offset + f.idx > p_after
        AND s.first_offset + f.idx <= p_end
      ORDER BY 1
-     LIMIT 1
+     LIMIT 1;
+    IF v_off IS NULL AND queen.codec_extension() IS NULL AND EXISTS (
+           SELECT 1 FROM queen.log_segments s
+            WHERE s.partition_id = p_partition_id AND s.last_offset > p_after
+              AND s.first_offset <= p_end AND s.codec <> 0) THEN
+        RAISE EXCEPTION 'ack: transaction id % may sit in a zstd segment of partition % that this database cannot decode without queen_ext',
+            p_txid, p_partition_id
+            USING ERRCODE = 'QNDEC',
+                  HINT = 'Give the offset (the broker does so itself when it gets this error).';
+    END IF;
+    RETURN v_off;
+END;
 $$;
 COMMENT ON FUNCTION queen.find_in_span(bigint, bigint, bigint, text) IS
-  'Offset of a transaction id inside a span of a partition, or NULL.';
+  'Offset of a transaction id inside a span of a partition, or NULL; raises QNDEC when it may sit in a segment this database cannot decode.';
