@@ -15,6 +15,7 @@
 #include "http/server.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "schema/codec_path.hpp"
 #include "schema/migrator.hpp"
 #include "spool/spool_drainer.hpp"
 #include "spool/spool_file.hpp"
@@ -55,8 +56,10 @@ int run() {
     }
 
     auto report = cfg.apply_schema ? schema::apply(conninfo) : schema::check(conninfo);
-    log::info("schema version {} ({} migrations applied now); no extension required", report.database_version,
-              report.applied);
+    log::info("schema version {} ({} migrations applied now)", report.database_version, report.applied);
+    auto codec = schema::detect_codec_path(conninfo);
+    log::info("{}", schema::describe(codec));
+    schema::enforce(cfg.extension, codec);
 
     // Maintenance flags and the spool (docs/maintenance-and-spool.md). A spool left non-empty
     // by an earlier run is recovered here and drained once serving starts.

@@ -66,6 +66,12 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     if (auto v = get(env, "QUEEN_THREADS")) c.threads = static_cast<std::size_t>(parse_number("QUEEN_THREADS", *v, 1, 256));
     if (auto v = get(env, "DB_POOL_SIZE")) c.pool_size = static_cast<std::size_t>(parse_number("DB_POOL_SIZE", *v, 1, 1000));
     if (auto v = get(env, "QUEEN_APPLY_SCHEMA")) c.apply_schema = parse_bool("QUEEN_APPLY_SCHEMA", *v);
+    if (auto v = get(env, "QUEEN_EXTENSION")) {
+        if (*v == "auto") c.extension = extension_policy::auto_detect;
+        else if (*v == "require" || *v == "on") c.extension = extension_policy::require;
+        else if (*v == "off") c.extension = extension_policy::off;
+        else throw std::invalid_argument("QUEEN_EXTENSION must be auto, require (or on) or off, not '" + *v + "'");
+    }
     if (auto v = get(env, "QUEEN_DATA_DIR")) c.embedded_data_dir = *v;
     if (auto v = get(env, "QUEEN_MAX_BODY_BYTES"))
         c.max_body_bytes = static_cast<std::size_t>(parse_number("QUEEN_MAX_BODY_BYTES", *v, 1024, 1LL << 30));
@@ -142,13 +148,22 @@ std::string redact_conninfo(const std::string& conninfo) {
     return std::regex_replace(out, url_password, "$1***@");
 }
 
+const char* policy_name(extension_policy policy) {
+    switch (policy) {
+    case extension_policy::require: return "require";
+    case extension_policy::off: return "off";
+    case extension_policy::auto_detect: break;
+    }
+    return "auto";
+}
+
 std::string describe(const broker_config& c) {
     return fmt::format(
-        "config: HOST={} PORT={} threads={} database={} DB_POOL_SIZE={} QUEEN_APPLY_SCHEMA={} "
+        "config: HOST={} PORT={} threads={} database={} DB_POOL_SIZE={} QUEEN_APPLY_SCHEMA={} QUEEN_EXTENSION={} "
         "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} longpoll_recheck_ms={} housekeeping_interval_ms={} group_idle_s={} partition_idle_s={} "
         "QUEEN_SPOOL_DIR={} spool_max_bytes={} maintenance_refresh_ms={}",
         c.host, c.port, c.threads, c.embedded ? std::string("embedded") : redact_conninfo(c.conninfo), c.pool_size,
-        c.apply_schema, c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(),
+        c.apply_schema, policy_name(c.extension), c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(),
         c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.group_idle.count(), c.partition_idle.count(),
         c.spool_dir, c.spool_max_bytes, c.maintenance_refresh.count());
 }

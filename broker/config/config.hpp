@@ -9,6 +9,14 @@
 
 namespace queen::config {
 
+// QUEEN_EXTENSION: what this broker demands of the database's codec path. The path itself is
+// the database's (is queen_ext installed?); a broker only checks it at start.
+enum class extension_policy {
+    auto_detect,  // "auto" (default): use whatever the database has
+    require,      // "require" or "on": refuse to start without queen_ext
+    off,          // "off": refuse to start with queen_ext (the stock path is wanted)
+};
+
 struct broker_config {
     std::string host = "0.0.0.0";
     unsigned short port = 6632;
@@ -19,6 +27,7 @@ struct broker_config {
     std::string embedded_data_dir;           // QUEEN_DATA_DIR
     std::size_t pool_size = 0;               // 0: derived from the cores
     bool apply_schema = true;
+    extension_policy extension = extension_policy::auto_detect;  // QUEEN_EXTENSION
     // Limits (API.md).
     std::size_t max_body_bytes = 64u << 20;
     std::size_t max_push_items = 10000;
@@ -48,6 +57,9 @@ struct broker_config {
 // The default QUEEN_SPOOL_DIR: /var/lib/queen/spool as root, else
 // $XDG_DATA_HOME/queen/spool or ~/.local/share/queen/spool (from the given environment).
 std::string default_spool_dir(const std::map<std::string, std::string>& env);
+
+// "auto", "require" or "off": the QUEEN_EXTENSION spelling of a policy.
+const char* policy_name(extension_policy policy);
 
 // Reads the environment; throws std::invalid_argument naming the bad variable.
 broker_config from_environment();

@@ -1,5 +1,6 @@
 // URL decoding, message ids, time stamps, array literals, configuration: pure helpers.
 #include "config/config.hpp"
+#include "schema/codec_path.hpp"
 #include "core/message_id.hpp"
 #include "db/pg_array.hpp"
 #include "http/url.hpp"
@@ -73,6 +74,32 @@ TEST(Config, EnvironmentAndRedaction) {
     EXPECT_THROW(config::from_map({{"PORT", "x"}}), std::invalid_argument);
     EXPECT_THROW(config::from_map({{"QUEEN_APPLY_SCHEMA", "maybe"}}), std::invalid_argument);
     EXPECT_FALSE(config::from_map({{"QUEEN_APPLY_SCHEMA", "0"}}).apply_schema);
+}
+
+TEST(Config, ExtensionPolicy) {
+    using config::extension_policy;
+    EXPECT_EQ(config::from_map({}).extension, extension_policy::auto_detect);
+    EXPECT_EQ(config::from_map({{"QUEEN_EXTENSION", "auto"}}).extension, extension_policy::auto_detect);
+    EXPECT_EQ(config::from_map({{"QUEEN_EXTENSION", "require"}}).extension, extension_policy::require);
+    EXPECT_EQ(config::from_map({{"QUEEN_EXTENSION", "on"}}).extension, extension_policy::require);
+    EXPECT_EQ(config::from_map({{"QUEEN_EXTENSION", "off"}}).extension, extension_policy::off);
+    EXPECT_THROW(config::from_map({{"QUEEN_EXTENSION", "yes"}}), std::invalid_argument);
+    EXPECT_NE(config::describe(config::from_map({{"QUEEN_EXTENSION", "on"}})).find("QUEEN_EXTENSION=require"),
+              std::string::npos);
+}
+
+TEST(CodecPath, PolicyAgainstTheDatabasesPath) {
+    schema::codec_path stock, accelerated{std::string("1.1")};
+    EXPECT_EQ(stock.name(), "sql");
+    EXPECT_EQ(accelerated.name(), "queen_ext");
+    EXPECT_EQ(accelerated.segment_codec(), "zstd");
+    EXPECT_NO_THROW(schema::enforce(config::extension_policy::auto_detect, stock));
+    EXPECT_NO_THROW(schema::enforce(config::extension_policy::auto_detect, accelerated));
+    EXPECT_THROW(schema::enforce(config::extension_policy::require, stock), std::runtime_error);
+    EXPECT_NO_THROW(schema::enforce(config::extension_policy::require, accelerated));
+    EXPECT_THROW(schema::enforce(config::extension_policy::off, accelerated), std::runtime_error);
+    EXPECT_NO_THROW(schema::enforce(config::extension_policy::off, stock));
+    EXPECT_NE(schema::describe(accelerated).find("codec path: queen_ext 1.1"), std::string::npos);
 }
 
 }  // namespace

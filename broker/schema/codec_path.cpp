@@ -1,0 +1,46 @@
+#include "schema/codec_path.hpp"
+
+#include <fmt/format.h>
+#include <libpq-fe.h>
+
+#include <memory>
+#include <stdexcept>
+
+namespace queen::schema {
+
+codec_path detect_codec_path(const std::string& conninfo) {
+    std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), &PQfinish);
+    if (!conn || PQstatus(conn.get()) != CONNECTION_OK)
+        throw std::runtime_error(std::string("codec path: cannot connect to PostgreSQL: ") +
+                                 (conn ? PQerrorMessage(conn.get()) : "out of memory"));
+    std::unique_ptr<PGresult, decltype(&PQclear)> res(PQexec(conn.get(), "SELECT queen.codec_extension()"),
+                                                      &PQclear);
+    if (PQresultStatus(res.get()) != PGRES_TUPLES_OK || PQntuples(res.get()) != 1)
+        throw std::runtime_error(std::string("codec path: SELECT queen.codec_extension() failed: ") +
+                                 PQerrorMessage(conn.get()));
+    codec_path path;
+    if (!PQgetisnull(res.get(), 0, 0)) path.extension_version = PQgetvalue(res.get(), 0, 0);
+    return path;
+}
+
+std::string describe(const codec_path& path) {
+    if (path.accelerated())
+        return fmt::format("codec path: queen_ext {} (accelerated: zstd segments, C decoding and dedup probes)",
+                           *path.extension_version);
+    return "codec path: sql (stock PostgreSQL, no extension: raw segments decoded by PL/pgSQL)";
+}
+
+void enforce(config::extension_policy policy, const codec_path& path) {
+    if (policy == config::extension_policy::require && !path.accelerated())
+        throw std::runtime_error(
+            "QUEEN_EXTENSION=require but the queen_ext extension is not installed in this database; "
+            "install it (make -f Makefile.pgxs install) and run CREATE EXTENSION queen_ext, or set QUEEN_EXTENSION=auto");
+    if (policy == config::extension_policy::off && path.accelerated())
+        throw std::runtime_error(fmt::format(
+            "QUEEN_EXTENSION=off but queen_ext {} is installed in this database, and the codec path is the "
+            "database's, not a broker's: run DROP EXTENSION queen_ext (zstd segments stay readable), or set "
+            "QUEEN_EXTENSION=auto",
+            *path.extension_version));
+}
+
+}  // namespace queen::schema
