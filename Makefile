@@ -5,7 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build run test unit integration regress fuzz bench sanitize clean
+.PHONY: all deps configure build ext ext-install run test unit integration integration-ext regress fuzz bench bench-codec sanitize clean
 
 all: build
 
@@ -18,6 +18,13 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
+# The optional queen_ext extension (PGXS); ext-install puts it into PostgreSQL's directories.
+ext: deps
+	@$(MAKE) -s -f Makefile.pgxs
+
+ext-install: deps
+	@bash scripts/install-ext.sh
+
 run: build
 	./$(BUILD_DIR)/queen
 
@@ -27,15 +34,23 @@ unit: build
 integration: build
 	./$(BUILD_DIR)/queen_integration_tests
 
-regress: build
+# The same suite with CREATE EXTENSION queen_ext in every test database.
+integration-ext: build ext-install
+	QUEEN_TEST_EXTENSION=1 ./$(BUILD_DIR)/queen_integration_tests
+
+regress: build ext-install
 	bash scripts/run-regress.sh $(BUILD_DIR)
 
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 60
 
-test: build
+# Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
+# integration suite twice (stock PostgreSQL, then with queen_ext in every test database),
+# and each fuzz target for FUZZ_SECONDS.
+test: build ext-install
 	./$(BUILD_DIR)/queen_unit_tests
 	bash scripts/run-regress.sh $(BUILD_DIR)
 	./$(BUILD_DIR)/queen_integration_tests
+	QUEEN_TEST_EXTENSION=1 ./$(BUILD_DIR)/queen_integration_tests
 	bash scripts/run-fuzz.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
 fuzz: build
@@ -44,8 +59,13 @@ fuzz: build
 bench: build
 	bash bench/run.sh $(BUILD_DIR)
 
+# The stock codec path vs queen_ext, alternating runs (docs/benchmarks.md).
+bench-codec: build ext-install
+	bash bench/compare-codec.sh $(BUILD_DIR)
+
 sanitize:
 	$(MAKE) BUILD_DIR=build-asan CMAKE_FLAGS=-DQUEEN_SANITIZE=ON test
 
 clean:
 	rm -rf $(BUILD_DIR) build-asan
+	$(MAKE) -s -f Makefile.pgxs clean

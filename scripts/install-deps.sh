@@ -10,7 +10,7 @@ PACKAGES=(
   libzstd-dev zstd nlohmann-json3-dev libfmt-dev libssl-dev
   libgtest-dev googletest
   clang libclang-rt-14-dev
-  curl ca-certificates
+  curl ca-certificates jq
 )
 
 missing=()

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) and runs each for
-# SECONDS (default 30) from a copy of its committed seed corpus.
+# SECONDS (default 60) from a copy of its committed seed corpus.
 #   bash scripts/run-fuzz.sh BUILD_DIR [SECONDS]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD_DIR="${1:?usage: $0 BUILD_DIR [SECONDS]}"
-SECONDS_EACH="${2:-30}"
+SECONDS_EACH="${2:-60}"
 OUT="$BUILD_DIR/fuzz"
 mkdir -p "$OUT"
 CXX="${FUZZ_CXX:-clang++-14}"

@@ -391,10 +391,12 @@ TEST_F(Dlq, ZstdSegmentCopiesAreDecodedByTheBroker) {
     auto a = c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}});
     ASSERT_EQ(a.status, 200) << a.body;
     ASSERT_EQ(a.json()[2]["dlq"], true) << a.body;
+    // On the stock path SQL cannot decode zstd, so the dead letter keeps a copy of the segment;
+    // with queen_ext it is decoded at once and keeps the payload.
     EXPECT_EQ(cluster().run_sql("SELECT (payload IS NULL AND segment IS NOT NULL)::text || '/' || "
                                 "coalesce(segment_first_offset::text, 'none') FROM queen.dead_letters "
                                 "WHERE partition_id = " + pid),
-              "true/2");
+              extension_run() ? "false/none" : "true/2");
     // Retention removes the live segment; the copy is all that is left.
     cluster().run_sql("DELETE FROM queen.log_segments WHERE partition_id = " + pid + " AND first_offset = 2");
 

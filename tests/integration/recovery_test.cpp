@@ -58,7 +58,7 @@ TEST(Recovery, NewerDatabaseSchemaIsRefused) {
 }
 
 TEST(Recovery, SchemaIsAppliedOnceAndNeedsNoExtension) {
-    test_cluster db;
+    test_cluster db({}, "queen_test", codec_setup::stock);
     { broker_process a(db.conninfo()); }
     { broker_process b(db.conninfo()); }
     EXPECT_EQ(db.run_sql("SELECT count(*) FROM queen.schema_version"),

@@ -1,6 +1,7 @@
 #include "test_cluster.hpp"
 
 #include <fmt/core.h>
+#include <cstdlib>
 #include <libpq-fe.h>
 
 #include <arpa/inet.h>
@@ -143,7 +144,12 @@ void give(const fs::path& p) {
 
 }  // namespace
 
-test_cluster::test_cluster(std::map<std::string, std::string> settings, std::string database)
+bool extension_run() {
+    const char* v = std::getenv("QUEEN_TEST_EXTENSION");
+    return v != nullptr && std::string(v) == "1";
+}
+
+test_cluster::test_cluster(std::map<std::string, std::string> settings, std::string database, codec_setup codec)
     : database_(std::move(database)) {
     bin_dir_ = find_bin_dir();
     char tmpl[] = "/tmp/queen-test-XXXXXX";
@@ -170,6 +176,7 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
         settings.emplace("full_page_writes", "off");
         settings.emplace("max_connections", "200");
         settings.emplace("shared_buffers", "32MB");
+        settings.emplace("track_functions", "all");
         {
             std::ofstream conf(data_dir_ / "postgresql.conf", std::ios::app);
             conf << "\n# test_cluster\n";
@@ -188,6 +195,14 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
             std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(c, sql.c_str()), &PQclear);
             if (PQresultStatus(r.get()) != PGRES_COMMAND_OK)
                 throw std::runtime_error(std::string("test_cluster: CREATE DATABASE: ") + PQerrorMessage(c));
+        }
+        if (codec == codec_setup::extension || (codec == codec_setup::as_run && extension_run())) {
+            try {
+                run_sql("CREATE EXTENSION queen_ext");
+            } catch (const std::exception& e) {
+                throw std::runtime_error(std::string("test_cluster: ") + e.what() +
+                                         " (install it first: make -f Makefile.pgxs install)");
+            }
         }
     } catch (...) {
         if (running_) {

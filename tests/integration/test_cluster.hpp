@@ -9,11 +9,24 @@
 
 namespace queen::test {
 
+// Whether this run of the suite is the one with the queen_ext extension: make test runs the
+// whole suite twice, the second time with QUEEN_TEST_EXTENSION=1.
+bool extension_run();
+
+// Whether a cluster's database gets CREATE EXTENSION queen_ext before any test uses it.
+enum class codec_setup {
+    as_run,     // with the extension exactly in the extension run
+    stock,      // never
+    extension,  // always (the extension must be installed in PostgreSQL's directories)
+};
+
 class test_cluster {
 public:
     // `settings`: extra postgresql.conf settings, e.g. {{"log_min_messages", "debug1"}};
-    // values are quoted as configuration strings.
-    explicit test_cluster(std::map<std::string, std::string> settings = {}, std::string database = "queen_test");
+    // values are quoted as configuration strings. Function call statistics are on
+    // (track_functions = all), so tests can see which codec path ran.
+    explicit test_cluster(std::map<std::string, std::string> settings = {}, std::string database = "queen_test",
+                          codec_setup codec = codec_setup::as_run);
     ~test_cluster();
     test_cluster(const test_cluster&) = delete;
     test_cluster& operator=(const test_cluster&) = delete;
