@@ -22,6 +22,12 @@
 #   BENCH_ARGS []          extra queen_bench options for every run
 #   RESULTS [a temp file]  where the JSON results (one line per run) are collected
 #   KEEP [0]               1 keeps the temporary directory (broker and PostgreSQL logs)
+#   EXTENSION [off]        on: CREATE EXTENSION queen_ext in the embedded database before the
+#                          runs (the accelerated codec path; install it first with
+#                          make ext-install); off: the stock SQL path
+# Each run's JSON line also gets the segment bytes stored and the WAL written per message
+# (storage: segmentBytesPerMessage of the whole table after the run, walBytesPerMessage of
+# the run) when psql is available.
 # Exit status: 0 when every run passed its checks, 1 otherwise.
 set -euo pipefail
 
@@ -37,6 +43,8 @@ SCENARIOS=${SCENARIOS:-"push consume both"}
 MAX_SECONDS=${MAX_SECONDS:-600}
 BENCH_ARGS=${BENCH_ARGS:-}
 KEEP=${KEEP:-0}
+EXTENSION=${EXTENSION:-off}
+[[ $EXTENSION == on || $EXTENSION == off ]] || { echo "run.sh: EXTENSION must be on or off" >&2; exit 1; }
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 
@@ -157,6 +165,14 @@ for i in $(seq 1 240); do
     [[ $i == 240 ]] && die "the broker did not become healthy within 120 s"
     sleep 0.5
 done
+# The embedded database, through the psql line the broker printed.
+PSQL_CONNINFO=$(sed -n 's/.*inspect it with: [^"]*"\([^"]*\)".*/\1/p' "$WORK/broker.log" | head -n 1)
+PSQL=$(command -v psql || ls /usr/lib/postgresql/*/bin/psql 2>/dev/null | tail -1 || true)
+sql() { "$PSQL" -X -q -t -A -v ON_ERROR_STOP=1 "$PSQL_CONNINFO" -c "$1"; }
+if [[ $EXTENSION == on ]]; then
+    [[ -n $PSQL && -n $PSQL_CONNINFO ]] || die "EXTENSION=on needs psql and the broker's psql line"
+    sql "CREATE EXTENSION IF NOT EXISTS queen_ext" || die "CREATE EXTENSION queen_ext failed (make ext-install first)"
+fi
 echo "broker healthy: $(curl -s "$URL/health")"
 
 failed=0
@@ -168,6 +184,8 @@ run_bench() {  # label, then queen_bench options
     local before lines_before
     before=$(cpu_snapshot)
     lines_before=$(wc -l <"$RESULTS")
+    local wal_before=""
+    [[ -n $PSQL && -n $PSQL_CONNINFO ]] && wal_before=$(sql "SELECT pg_current_wal_lsn()" 2>/dev/null || true)
     # In the background, so that a signal to this script is handled at once.
     # shellcheck disable=SC2086
     "$BENCH" --url "$URL" --quiet --max-seconds "$MAX_SECONDS" --label "$label" --json-out "$RESULTS" "$@" $BENCH_ARGS &
@@ -186,8 +204,21 @@ run_bench() {  # label, then queen_bench options
     echo "cpu during '$label': broker ${cpu_broker} s, its PostgreSQL ${cpu_pg} s; whole machine busy ${cpu_busy} of ${cpu_total} cpu-seconds ($(nproc) cpus; includes the client and any other work on the machine)"
     if command -v jq >/dev/null && [[ $(wc -l <"$RESULTS") -gt $lines_before ]]; then
         local last
+        local storage='null'
+        if [[ -n $wal_before ]]; then
+            storage=$(sql "SELECT json_build_object(
+                  'segmentBytes', pg_total_relation_size('queen.log_segments'),
+                  'storedMessages', (SELECT coalesce(sum(last_offset - first_offset + 1), 0) FROM queen.log_segments),
+                  'segmentBytesPerMessage', round(pg_total_relation_size('queen.log_segments')::numeric
+                      / nullif((SELECT sum(last_offset - first_offset + 1) FROM queen.log_segments), 0), 1),
+                  'zstdSegments', (SELECT count(*) FROM queen.log_segments WHERE codec = 1),
+                  'walBytes', pg_current_wal_lsn() - '$wal_before'::pg_lsn)" 2>/dev/null || echo null)
+        fi
         last=$(tail -n 1 "$RESULTS" | jq -c --argjson b "$cpu_broker" --argjson p "$cpu_pg" --argjson u "$cpu_busy" \
-               --argjson t "$cpu_total" '. + {serverCpuSeconds: {broker: $b, postgres: $p}, machineCpuSeconds: {busy: $u, total: $t}}')
+               --argjson t "$cpu_total" --argjson st "$storage" --arg ext "$EXTENSION" --argjson n "$MESSAGES" \
+               '. + {extension: $ext, serverCpuSeconds: {broker: $b, postgres: $p}, machineCpuSeconds: {busy: $u, total: $t},
+                     storage: $st}
+                  | if .storage != null then .storage.walBytesPerMessage = ((.storage.walBytes / $n) | floor) else . end')
         sed -i '$d' "$RESULTS"
         echo "$last" >>"$RESULTS"
     fi

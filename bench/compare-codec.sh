@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Stock codec path vs queen_ext, on the same machine in one invocation.
+#
+#   bench/compare-codec.sh [BUILD_DIR]        (make bench-codec)
+#
+# Runs bench/run.sh ROUNDS times with EXTENSION=off and EXTENSION=on alternately (each run a
+# fresh embedded PostgreSQL, fsync on, and a fresh broker), the same scenarios and knobs for
+# both, then prints per path the medians of: push msgs/s, consume (pop + ack) msgs/s, both
+# (end to end) msgs/s, segment bytes stored per message, WAL bytes per message, and
+# PostgreSQL CPU µs per message; and the ratio extension / stock of each.
+# Needs queen_ext installed (make ext-install), jq and psql.
+#
+# Environment: ROUNDS [3]; SCENARIOS ["push consume both"]; MESSAGES [50000]; every other
+# knob of bench/run.sh (PARTITIONS, CONNECTIONS, PUSH_BATCH, POP_BATCH, PAYLOAD_BYTES, …).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD_DIR=${1:-build}
+ROUNDS=${ROUNDS:-3}
+export SCENARIOS=${SCENARIOS:-"push consume both"}
+export MESSAGES=${MESSAGES:-50000}
+command -v jq >/dev/null || { echo "compare-codec.sh: jq is needed" >&2; exit 1; }
+
+OUT=$(mktemp -d /tmp/queen-codec-compare.XXXXXX)
+trap 'rm -rf "$OUT"' EXIT
+for round in $(seq 1 "$ROUNDS"); do
+    for ext in off on; do
+        echo "== round $round, EXTENSION=$ext"
+        RUNS=1 EXTENSION=$ext RESULTS="$OUT/$ext.jsonl" bash "$ROOT/bench/run.sh" "$BUILD_DIR" \
+            > "$OUT/run-$round-$ext.log" 2>&1 || { cat "$OUT/run-$round-$ext.log"; exit 1; }
+        tail -n 8 "$OUT/run-$round-$ext.log"
+    done
+done
+
+echo
+echo "== stock SQL path vs queen_ext: medians of $ROUNDS round(s); $MESSAGES messages per scenario"
+jq -rs --argjson n "$MESSAGES" '
+  def median: map(select(. != null)) | sort | if length == 0 then null
+    elif length % 2 == 1 then .[(length - 1) / 2] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+  def metrics: {
+      rate: (if .label | startswith("push") then .throughput.push
+             elif .label | startswith("consume") then .throughput.consume else .throughput.endToEnd end),
+      seg: .storage.segmentBytesPerMessage, wal: .storage.walBytesPerMessage,
+      pgus: (.serverCpuSeconds.postgres * 1000000 / $n), brokerus: (.serverCpuSeconds.broker * 1000000 / $n) };
+  def fmt: if . == null then "-" elif . >= 100 then (round | tostring) else ((. * 100 | round) / 100 | tostring) end;
+  def ratio($a; $b): if $a == null or $b == null or $a == 0 then "-" else (($b / $a) * 100 | round) / 100 | tostring end;
+  (map(select(.extension == "off")) | group_by(.label | sub(" #[0-9]+$"; ""))) as $off |
+  (map(select(.extension == "on")) | group_by(.label | sub(" #[0-9]+$"; ""))) as $on |
+  (["scenario", "metric", "stock", "queen_ext", "ext/stock"] | @tsv),
+  ( [range(0; $off | length)] | .[] as $i |
+    ($off[$i][0].label | sub(" #[0-9]+$"; "")) as $label |
+    ($off[$i] | map(metrics)) as $a | ($on[$i] | map(metrics)) as $b |
+    (["msgs/s", "rate"], ["segment bytes/msg", "seg"], ["WAL bytes/msg", "wal"], ["PostgreSQL CPU µs/msg", "pgus"],
+     ["broker CPU µs/msg", "brokerus"]) as [$name, $k] |
+    ($a | map(.[$k]) | median) as $x | ($b | map(.[$k]) | median) as $y |
+    [$label, $name, ($x | fmt), ($y | fmt), ratio($x; $y)] | @tsv )
+' "$OUT/off.jsonl" "$OUT/on.jsonl" | column -t -s $'\t'
+echo "conditions: $(tail -n 1 "$OUT/on.jsonl" | jq -r .conditionLine)"
