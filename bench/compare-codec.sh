@@ -20,8 +20,15 @@ export SCENARIOS=${SCENARIOS:-"push consume both"}
 export MESSAGES=${MESSAGES:-50000}
 command -v jq >/dev/null || { echo "compare-codec.sh: jq is needed" >&2; exit 1; }
 
-OUT=$(mktemp -d /tmp/queen-codec-compare.XXXXXX)
-trap 'rm -rf "$OUT"' EXIT
+# KEEP_RESULTS=DIR keeps the JSON lines and logs there (REPORT_ONLY=1 re-prints a kept run).
+if [[ -n ${KEEP_RESULTS:-} ]]; then
+    OUT=$KEEP_RESULTS
+    mkdir -p "$OUT"
+else
+    OUT=$(mktemp -d /tmp/queen-codec-compare.XXXXXX)
+    trap 'rm -rf "$OUT"' EXIT
+fi
+[[ ${REPORT_ONLY:-0} == 1 ]] && ROUNDS=0
 for round in $(seq 1 "$ROUNDS"); do
     for ext in off on; do
         echo "== round $round, EXTENSION=$ext"
@@ -47,11 +54,11 @@ jq -rs --argjson n "$MESSAGES" '
   (map(select(.extension == "on")) | group_by(.label | sub(" #[0-9]+$"; ""))) as $on |
   (["scenario", "metric", "stock", "queen_ext", "ext/stock"] | @tsv),
   ( [range(0; $off | length)] | .[] as $i |
-    ($off[$i][0].label | sub(" #[0-9]+$"; "")) as $label |
+    ($off[$i][0].label | sub(" #[0-9]+$"; "")) as $scen |
     ($off[$i] | map(metrics)) as $a | ($on[$i] | map(metrics)) as $b |
     (["msgs/s", "rate"], ["segment bytes/msg", "seg"], ["WAL bytes/msg", "wal"], ["PostgreSQL CPU µs/msg", "pgus"],
      ["broker CPU µs/msg", "brokerus"]) as [$name, $k] |
     ($a | map(.[$k]) | median) as $x | ($b | map(.[$k]) | median) as $y |
-    [$label, $name, ($x | fmt), ($y | fmt), ratio($x; $y)] | @tsv )
+    [$scen, $name, ($x | fmt), ($y | fmt), ratio($x; $y)] | @tsv )
 ' "$OUT/off.jsonl" "$OUT/on.jsonl" | column -t -s $'\t'
 echo "conditions: $(tail -n 1 "$OUT/on.jsonl" | jq -r .conditionLine)"
