@@ -134,33 +134,22 @@ ext_open_dedup_table(void)
     return heap;
 }
 
-PG_FUNCTION_INFO_V1(queen_ext_dedup_probe);
-
-/* Returns (idx, msg_offset, created_at) for every 1-based position of txids whose id has a
- * row for partition_id visible to the active snapshot; NULL elements give no row. */
-Datum
-queen_ext_dedup_probe(PG_FUNCTION_ARGS)
+/* Appends (idx, msg_offset, created_at) to the result for every 1-based position i of
+ * txids whose id has a row visible to the active snapshot for its partition: partition_id,
+ * or pids[i] when pids is given (a NULL there, like a NULL id, gives no row). */
+static void
+ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bool *pid_nulls,
+          const Datum *txids, const bool *txid_nulls, int n)
 {
-    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-    int64       partition_id = PG_GETARG_INT64(0);
-    ArrayType  *txids = PG_GETARG_ARRAYTYPE_P(1);
-    Datum      *elems;
-    bool       *elem_nulls;
-    int         n, i;
     Relation    heap, index;
     IndexScanDesc scan;
     TupleTableSlot *slot;
     ScanKeyData keys[2];
+    int         i;
 
-    InitMaterializedSRF(fcinfo, 0);
-    if (ARR_NDIM(txids) > 1)
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("dedup_probe: txids must be a one-dimensional array")));
-    deconstruct_array(txids, TEXTOID, -1, false, TYPALIGN_INT, &elems, &elem_nulls, &n);
     if (!ActiveSnapshotSet())
         ereport(ERROR, (errcode(ERRCODE_INVALID_TRANSACTION_STATE),
                         errmsg("dedup_probe: no active snapshot")));
-
     heap = ext_open_dedup_table();
     index = ext_open_key_index(heap);
     slot = table_slot_create(heap, NULL);
@@ -175,10 +164,12 @@ queen_ext_dedup_probe(PG_FUNCTION_ARGS)
         Datum       values[3];
         bool        nulls[3] = {false};
 
-        if (elem_nulls[i])
+        if (txid_nulls[i] || (pids != NULL && pid_nulls[i]))
             continue;
         CHECK_FOR_INTERRUPTS();
-        keys[1].sk_argument = elems[i];
+        if (pids != NULL)
+            keys[0].sk_argument = pids[i];
+        keys[1].sk_argument = txids[i];
         index_rescan(scan, keys, 2, NULL, 0);
         /* The key is unique: at most one row is visible to the snapshot. */
         if (!index_getnext_slot(scan, ForwardScanDirection, slot))
@@ -194,5 +185,59 @@ queen_ext_dedup_probe(PG_FUNCTION_ARGS)
     ExecDropSingleTupleTableSlot(slot);
     index_close(index, NoLock);
     table_close(heap, NoLock);
+}
+
+/* The elements of a one-dimensional array argument (22023 for more dimensions). */
+static void
+ext_array_elements(ArrayType *a, Oid elemtype, int elemlen, bool byval, char align,
+                   const char *what, Datum **elems, bool **nulls, int *n)
+{
+    if (ARR_NDIM(a) > 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("dedup_probe: %s must be a one-dimensional array", what)));
+    deconstruct_array(a, elemtype, elemlen, byval, align, elems, nulls, n);
+}
+
+PG_FUNCTION_INFO_V1(queen_ext_dedup_probe);
+
+/* Returns (idx, msg_offset, created_at) for every 1-based position of txids whose id has a
+ * row for partition_id visible to the active snapshot; NULL elements give no row. */
+Datum
+queen_ext_dedup_probe(PG_FUNCTION_ARGS)
+{
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+    int64       partition_id = PG_GETARG_INT64(0);
+    Datum      *txids;
+    bool       *txid_nulls;
+    int         n;
+
+    InitMaterializedSRF(fcinfo, 0);
+    ext_array_elements(PG_GETARG_ARRAYTYPE_P(1), TEXTOID, -1, false, TYPALIGN_INT, "txids",
+                       &txids, &txid_nulls, &n);
+    ext_probe(rsinfo, partition_id, NULL, NULL, txids, txid_nulls, n);
+    return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(queen_ext_dedup_probe_keys);
+
+/* Like queen_ext_dedup_probe, with the partition of each id given element by element
+ * (partition_ids[i] pairs with txids[i]; 22023 when the lengths differ). */
+Datum
+queen_ext_dedup_probe_keys(PG_FUNCTION_ARGS)
+{
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+    Datum      *pids, *txids;
+    bool       *pid_nulls, *txid_nulls;
+    int         npids, n;
+
+    InitMaterializedSRF(fcinfo, 0);
+    ext_array_elements(PG_GETARG_ARRAYTYPE_P(0), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+                       "partition_ids", &pids, &pid_nulls, &npids);
+    ext_array_elements(PG_GETARG_ARRAYTYPE_P(1), TEXTOID, -1, false, TYPALIGN_INT, "txids",
+                       &txids, &txid_nulls, &n);
+    if (npids != n)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("dedup_probe: partition_ids has %d elements but txids has %d", npids, n)));
+    ext_probe(rsinfo, 0, pids, pid_nulls, txids, txid_nulls, n);
     return (Datum) 0;
 }

@@ -12,7 +12,7 @@
 PG_MODULE_MAGIC;
 
 /* The newest SQL version this library implements (default_version in queen_ext.control). */
-#define QUEEN_EXT_VERSION "1.1"
+#define QUEEN_EXT_VERSION "1.2"
 
 PG_FUNCTION_INFO_V1(queen_ext_version);
 

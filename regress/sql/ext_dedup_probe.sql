@@ -37,7 +37,7 @@ SELECT * FROM queen_ext.dedup_probe(-101, ARRAY['tx-case', 'TX-CASE', 'Tx-Case',
 SELECT count(*) FROM queen_ext.dedup_probe(-103, ARRAY['a', 'b']);
 SELECT count(*) FROM queen_ext.dedup_probe(-101, ARRAY[]::text[]);
 SELECT count(*) FROM queen_ext.dedup_probe(-101, ARRAY[NULL, NULL]::text[]);
-SELECT count(*) FROM queen_ext.dedup_probe(NULL, ARRAY['a']);
+SELECT count(*) FROM queen_ext.dedup_probe(NULL::bigint, ARRAY['a']);
 SELECT count(*) FROM queen_ext.dedup_probe(-101, NULL);
 -- The array's bounds do not matter: idx is the 1-based position.
 SELECT * FROM queen_ext.dedup_probe(-101, '[0:2]={x,b,a}'::text[]);
@@ -127,6 +127,25 @@ DROP ROLE regress_queen_ext_reader;
 SELECT p.oid::regprocedure AS function, pg_get_function_result(p.oid) AS result,
        p.provolatile AS volatile, p.proisstrict AS strict, p.proparallel AS parallel
   FROM pg_proc p WHERE p.oid = 'queen_ext.dedup_probe(bigint, text[])'::regprocedure;
+
+-- 6. (1.2) Many partitions in one call: partition_ids[i] pairs with txids[i].
+SELECT * FROM queen_ext.dedup_probe(ARRAY[-101, -102, -102, -101, NULL, -103, -101]::bigint[],
+                                    ARRAY['a', 'a', 'b', 'b', 'a', 'a', NULL]);
+SELECT count(*) FROM queen_ext.dedup_probe(ARRAY[]::bigint[], ARRAY[]::text[]);
+SELECT count(*) FROM queen_ext.dedup_probe(NULL::bigint[], ARRAY['a']);
+SELECT pg_temp.err($$SELECT * FROM queen_ext.dedup_probe(ARRAY[-101, -102]::bigint[], ARRAY['a'])$$);
+SELECT pg_temp.err($$SELECT * FROM queen_ext.dedup_probe(ARRAY[[-101]]::bigint[], ARRAY['a'])$$);
+-- the same answers as the codec layer's SQL join, pair by pair
+SELECT count(*) AS differing FROM (
+    (SELECT * FROM queen_ext.dedup_probe(ARRAY[-101, -102, -102, -101, -101]::bigint[],
+                                          ARRAY['a', 'a', 'c', 'Tx-Case', 'zz'])
+     EXCEPT
+     SELECT u.i::integer, d.msg_offset, d.created_at
+       FROM unnest(ARRAY[-101, -102, -102, -101, -101]::bigint[], ARRAY['a', 'a', 'c', 'Tx-Case', 'zz'])
+            WITH ORDINALITY AS u(pid, txid, i)
+       JOIN queen.log_dedup d ON d.partition_id = u.pid AND d.transaction_id = u.txid)) x;
+SELECT p.oid::regprocedure AS function, p.provolatile AS volatile, p.proisstrict AS strict, p.proparallel AS parallel
+  FROM pg_proc p WHERE p.oid = 'queen_ext.dedup_probe(bigint[], text[])'::regprocedure;
 
 DELETE FROM queen.log_dedup WHERE partition_id BETWEEN -104 AND -101;
 -- Leave the database as this suite found it (later suites expect their codec path).

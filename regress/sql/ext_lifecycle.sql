@@ -1,5 +1,5 @@
 -- The queen_ext extension's life cycle (ext/queen_ext.control, ext/queen_ext--*.sql):
--- install at 1.0, update to 1.1, equal to a fresh install, declarations, members, and a
+-- install at 1.0, update to 1.2 (through 1.1), equal to a fresh install, declarations, members, and a
 -- DROP EXTENSION without CASCADE that leaves nothing behind.
 SET client_min_messages = warning;
 \set VERBOSITY terse
@@ -28,7 +28,7 @@ CREATE FUNCTION pg_temp.members() RETURNS SETOF text LANGUAGE sql STABLE AS $f$
    WHERE e.extname = 'queen_ext' AND d.deptype = 'e'
 $f$;
 
--- 1. The versions on offer: 1.0 and the upgrade to 1.1, no standalone 1.1 script.
+-- 1. The versions on offer: 1.0 and the upgrades to 1.1 and 1.2, no standalone later script.
 SELECT name, default_version, installed_version FROM pg_available_extensions WHERE name = 'queen_ext';
 SELECT version, superuser, relocatable, schema, requires
   FROM pg_available_extension_versions WHERE name = 'queen_ext' ORDER BY version;
@@ -40,7 +40,7 @@ SELECT extversion, extnamespace::regnamespace, extrelocatable FROM pg_extension 
 SELECT function, volatile, strict, parallel FROM pg_temp.functions() ORDER BY function;
 SELECT to_regprocedure('queen_ext.dedup_probe(bigint,text[])') IS NULL AS no_dedup_probe_in_1_0;
 
--- 3. ALTER EXTENSION UPDATE to 1.1 gives exactly what a fresh install gives.
+-- 3. ALTER EXTENSION UPDATE (to 1.2) gives exactly what a fresh install gives.
 ALTER EXTENSION queen_ext UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 CREATE TEMP TABLE updated AS SELECT * FROM pg_temp.functions();
@@ -54,15 +54,15 @@ SELECT (SELECT count(*) FROM updated) AS updated_functions, (SELECT count(*) FRO
        (SELECT array_agg(member ORDER BY member) FROM updated_members)
      = (SELECT array_agg(m ORDER BY m) FROM pg_temp.members() m) AS same_members;
 -- Updating to the installed version is a no-op.
-ALTER EXTENSION queen_ext UPDATE TO '1.1';
+ALTER EXTENSION queen_ext UPDATE TO '1.2';
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 
--- 4. Declarations of 1.1: every function commented, C, PARALLEL SAFE.
+-- 4. Declarations of 1.2: every function commented, C, PARALLEL SAFE.
 SELECT function, volatile, strict, parallel, returns_set, language, symbol,
        library = '$libdir/queen_ext' AS in_library, comment IS NOT NULL AS commented
   FROM fresh ORDER BY function;
 SELECT function, arguments, result FROM fresh ORDER BY function;
--- Members: the schema and the five functions; the schema is usable by every role.
+-- Members: the schema and the six functions; the schema is usable by every role.
 SELECT member FROM pg_temp.members() member ORDER BY member;
 SELECT has_schema_privilege('public', 'queen_ext', 'USAGE') AS public_usage,
        obj_description('queen_ext'::regnamespace, 'pg_namespace') IS NOT NULL AS schema_commented;
@@ -82,7 +82,7 @@ CREATE SCHEMA queen_ext;
 CREATE EXTENSION queen_ext;
 \echo :LAST_ERROR_SQLSTATE
 DROP SCHEMA queen_ext;
-CREATE EXTENSION queen_ext VERSION '1.2';
+CREATE EXTENSION queen_ext VERSION '1.3';
 \echo :LAST_ERROR_SQLSTATE
 
 -- 6. DROP EXTENSION without CASCADE removes the functions and the schema (the codec
@@ -95,6 +95,8 @@ SELECT to_regprocedure('queen_ext.segment_header(bytea)') IS NULL AS functions_g
 -- The same after an update from 1.0.
 CREATE EXTENSION queen_ext VERSION '1.0';
 ALTER EXTENSION queen_ext UPDATE TO '1.1';
+SELECT to_regprocedure('queen_ext.dedup_probe(bigint[],text[])') IS NULL AS no_keyed_probe_in_1_1;
+ALTER EXTENSION queen_ext UPDATE TO '1.2';
 DROP EXTENSION queen_ext;
 SELECT count(*) AS queen_ext_schemas FROM pg_namespace WHERE nspname = 'queen_ext';
 

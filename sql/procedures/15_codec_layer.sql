@@ -84,6 +84,28 @@ $$;
 COMMENT ON FUNCTION queen.dedup_probe(bigint, text[]) IS
   'Stored offset and createdAt of each transaction id of a batch found in the partition''s dedup index (one call per batch).';
 
+-- queen.dedup_probe(partitions, txids): the same for ids of many partitions in one call
+-- (p_partition_ids[i] pairs with p_txids[i]; a NULL in either gives no row), as a fused push
+-- needs. queen_ext 1.2 probes them in C; older versions and stock PostgreSQL join in SQL.
+CREATE OR REPLACE FUNCTION queen.dedup_probe(p_partition_ids bigint[], p_txids text[])
+RETURNS TABLE(idx integer, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql STABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF to_regprocedure('queen_ext.dedup_probe(bigint[],text[])') IS NOT NULL THEN
+        RETURN QUERY SELECT p.idx, p.msg_offset, p.created_at
+                       FROM queen_ext.dedup_probe(p_partition_ids, p_txids) p;
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT u.i::integer, d.msg_offset, d.created_at
+                   FROM unnest(p_partition_ids, p_txids) WITH ORDINALITY AS u(pid, txid, i)
+                   JOIN queen.log_dedup d
+                     ON d.partition_id = u.pid AND d.transaction_id = u.txid;
+END
+$$;
+COMMENT ON FUNCTION queen.dedup_probe(bigint[], text[]) IS
+  'Stored offset and createdAt of each (partition, transaction id) pair of a batch found in the dedup index (one call for a whole fused push).';
+
 -- queen.payload_jsonb(payload text): a stored payload (JSON text) as jsonb for SQL readers.
 -- jsonb cannot hold the escape \u0000, which JSON allows in strings: such escapes become
 -- \ufffd here (the exact text stays available as the payload text itself).
