@@ -7,9 +7,12 @@
 --   partition and offset of the stored original (created_at NULL).
 -- Dedup: a transactionId stored in the partition within the queue's dedupWindowSeconds
 --   (by createdAt), or earlier in this call, is a duplicate; window 0 turns dedup off.
--- Lock order: keys are processed sorted by (queue, partition) in byte order; each
---   partition row is locked FOR UPDATE before offsets are allocated, so offsets are dense
+-- Lock order: the partition rows of all keys are locked FOR UPDATE in one statement, sorted
+--   by (queue, partition) in byte order, before offsets are allocated, so offsets are dense
 --   and monotone, and concurrent pushers cannot deadlock.
+-- Cost: a fixed number of statements per call, whatever the number of keys (one segment
+--   insert, one dedup insert, one counter update for all of them); only the missing queues
+--   and partitions are created one by one.
 -- Notifications are NOT sent here: the broker notifies after commit (DESIGN.md).
 
 -- queen.push_key_ranges: the keys of a push call in lock order — (queue, partition) sorted by
@@ -48,16 +51,14 @@ AS $$
 #variable_conflict use_column
 DECLARE
     k          record;
-    v_queue_id bigint;
-    v_window   integer;
-    v_pid      bigint;
-    v_last     bigint;
-    v_last_at  timestamptz;
-    v_at       timestamptz;
-    v_items    integer[];
-    v_offsets  bigint[];
-    v_new      boolean[];
-    v_count    integer;
+    v_n        integer := cardinality(p_txids);
+    v_queues   text[];     -- the call's distinct keys, in lock order
+    v_parts    text[];
+    v_pids     bigint[];
+    v_windows  integer[];
+    v_lasts    bigint[];   -- per key, read under the row lock
+    v_ats      timestamptz[];
+    v_locked   integer;
 BEGIN
     IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
@@ -82,79 +83,116 @@ BEGIN
         END IF;
     END LOOP;
 
-    FOR k IN SELECT * FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, cardinality(p_txids))
-    LOOP
-        CONTINUE WHEN k.hi < k.lo;
-        v_queue_id := queen.ensure_queue(k.queue);
-        SELECT q.dedup_window_seconds INTO v_window FROM queen.queues q WHERE q.id = v_queue_id;
-        v_pid := queen.ensure_partition(v_queue_id, k.part);
-        SELECT p.last_offset, p.last_created_at INTO v_last, v_last_at
-          FROM queen.log_partitions p WHERE p.id = v_pid FOR UPDATE;
-        -- createdAt is assigned here and never goes backwards within a partition.
-        v_at := greatest(now(), v_last_at);
+    -- The distinct keys with items, in lock order, and the ids of those that exist.
+    SELECT array_agg(kk.queue ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C"),
+           array_agg(kk.part ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C"),
+           array_agg(pt.id ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C")
+      INTO v_queues, v_parts, v_pids
+      FROM (SELECT DISTINCT r.queue, r.part
+              FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, v_n) r
+             WHERE r.hi >= r.lo) kk
+      LEFT JOIN queen.queues q ON q.name = kk.queue
+      LEFT JOIN queen.log_partitions pt ON pt.queue_id = q.id AND pt.name = kk.part;
+    IF v_queues IS NULL THEN
+        RETURN;
+    END IF;
 
-        WITH probed AS (
-            SELECT g.i, p_txids[g.i] AS txid, d.msg_offset AS old_offset
-              FROM generate_series(k.lo, k.hi) AS g(i)
-              LEFT JOIN (SELECT pr.idx, pr.msg_offset
-                           FROM queen.dedup_probe(v_pid, p_txids[k.lo:k.hi]) pr
-                          WHERE v_window > 0
-                            AND pr.created_at > v_at - make_interval(secs => v_window)) d
-                ON d.idx = g.i - k.lo + 1
-        ), ranked AS (
-            SELECT pr.*, row_number() OVER (PARTITION BY pr.txid ORDER BY pr.i) AS rn
-              FROM probed pr
-        ), numbered AS (
-            SELECT r.*,
-                   (r.old_offset IS NULL AND (v_window = 0 OR r.rn = 1)) AS is_new,
-                   count(*) FILTER (WHERE r.old_offset IS NULL AND (v_window = 0 OR r.rn = 1))
-                       OVER (ORDER BY r.i) AS new_rank
-              FROM ranked r
-        ), resolved AS (
-            SELECT n.i, n.is_new,
-                   CASE WHEN v_window = 0 THEN v_last + n.new_rank
-                        WHEN n.old_offset IS NOT NULL THEN n.old_offset
-                        ELSE v_last + first_value(n.new_rank) OVER (PARTITION BY n.txid ORDER BY n.i)
-                   END AS off
-              FROM numbered n
-        )
-        SELECT array_agg(r.i ORDER BY r.i), array_agg(r.off ORDER BY r.i), array_agg(r.is_new ORDER BY r.i)
-          INTO v_items, v_offsets, v_new
-          FROM resolved r;
-
-        SELECT count(*) INTO v_count FROM unnest(v_new) AS x(n) WHERE x.n;
-
-        IF v_count > 0 THEN
-            INSERT INTO queen.log_segments (partition_id, first_offset, last_offset, codec, created_at, body)
-            SELECT v_pid, v_last + 1, v_last + v_count, get_byte(seg.body, 5), v_at, seg.body
-              FROM (SELECT queen.pack_segment(
-                        v_at,
-                        array_agg(p_txids[x.i] ORDER BY x.i),
-                        array_agg(p_trace_ids[x.i] ORDER BY x.i),
-                        array_agg(p_producers[x.i] ORDER BY x.i),
-                        array_agg(p_payloads[x.i] ORDER BY x.i)) AS body
-                      FROM unnest(v_items, v_new) AS x(i, n)
-                     WHERE x.n) AS seg;
-
-            IF v_window > 0 THEN
-                INSERT INTO queen.log_dedup AS d (partition_id, transaction_id, msg_offset, created_at)
-                SELECT v_pid, p_txids[x.i], x.off, v_at
-                  FROM unnest(v_items, v_offsets, v_new) AS x(i, off, n)
-                 WHERE x.n
-                ON CONFLICT (partition_id, transaction_id)
-                DO UPDATE SET msg_offset = EXCLUDED.msg_offset, created_at = EXCLUDED.created_at;
+    -- Lock every key's partition row in lock order (one statement: rows are locked in the
+    -- order of its ORDER BY), creating missing queues and partitions first. A partition
+    -- reclaimed by housekeeping between the two steps is created again.
+    FOR attempt IN 1..3 LOOP
+        FOR i IN 1..cardinality(v_pids) LOOP
+            IF v_pids[i] IS NULL THEN
+                v_pids[i] := queen.ensure_partition(queen.ensure_queue(v_queues[i]), v_parts[i]);
             END IF;
-
-            UPDATE queen.log_partitions p
-               SET last_offset = v_last + v_count, last_created_at = v_at, last_push_at = now()
-             WHERE p.id = v_pid;
+        END LOOP;
+        SELECT count(*), array_agg(l.last_offset ORDER BY l.o), array_agg(l.at ORDER BY l.o),
+               array_agg(l.win ORDER BY l.o)
+          INTO v_locked, v_lasts, v_ats, v_windows
+          FROM (SELECT u.o, pt.last_offset,
+                       greatest(now(), pt.last_created_at) AS at,  -- createdAt never goes backwards
+                       q.dedup_window_seconds AS win
+                  FROM unnest(v_pids) WITH ORDINALITY AS u(id, o)
+                  JOIN queen.log_partitions pt ON pt.id = u.id
+                  JOIN queen.queues q ON q.id = pt.queue_id
+                 ORDER BY u.o
+                   FOR UPDATE OF pt) l;
+        EXIT WHEN v_locked = cardinality(v_pids);
+        SELECT array_agg(pt.id ORDER BY u.o) INTO v_pids
+          FROM unnest(v_pids) WITH ORDINALITY AS u(id, o)
+          LEFT JOIN queen.log_partitions pt ON pt.id = u.id;
+        IF attempt = 3 THEN
+            RAISE EXCEPTION 'push: partitions vanished while being locked' USING ERRCODE = '40001';
         END IF;
-
-        RETURN QUERY
-            SELECT x.i, CASE WHEN x.n THEN 'queued' ELSE 'duplicate' END, v_pid, x.off,
-                   CASE WHEN x.n THEN v_at END
-              FROM unnest(v_items, v_offsets, v_new) AS x(i, off, n);
     END LOOP;
+
+    -- Everything else in one statement (its snapshot is taken after the locks, so it sees
+    -- every push committed before them): probe, rank, offsets, one segment per key, dedup
+    -- rows, partition counters, one answer per item.
+    RETURN QUERY
+    WITH keys AS MATERIALIZED (
+        SELECT * FROM unnest(v_queues, v_parts, v_pids, v_lasts, v_ats, v_windows)
+                      WITH ORDINALITY AS x(queue, part, pid, last, at, win, ko)
+    ), items AS MATERIALIZED (
+        SELECT u.i::integer AS i, ky.ko, ky.pid, ky.last, ky.at, ky.win,
+               u.txid, u.trace, u.producer, u.payload
+          FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, v_n) r
+          JOIN keys ky ON ky.queue = r.queue AND ky.part = r.part
+         CROSS JOIN LATERAL generate_series(r.lo, r.hi) AS g(i)
+          JOIN unnest(p_txids, p_trace_ids, p_producers, p_payloads)
+               WITH ORDINALITY AS u(txid, trace, producer, payload, i)
+            ON u.i = g.i
+    ), probed AS (
+        SELECT it.*, d.msg_offset AS old_offset
+          FROM items it
+          LEFT JOIN queen.dedup_probe(
+                        (SELECT array_agg(CASE WHEN x.win > 0 THEN x.pid END ORDER BY x.i) FROM items x),
+                        (SELECT array_agg(x.txid ORDER BY x.i) FROM items x)) d
+            ON d.idx = it.i
+           AND d.created_at > it.at - make_interval(secs => it.win)
+    ), ranked AS (
+        SELECT pr.*, row_number() OVER (PARTITION BY pr.ko, pr.txid ORDER BY pr.i) AS rn
+          FROM probed pr
+    ), numbered AS (
+        SELECT r.*,
+               (r.old_offset IS NULL AND (r.win = 0 OR r.rn = 1)) AS is_new,
+               count(*) FILTER (WHERE r.old_offset IS NULL AND (r.win = 0 OR r.rn = 1))
+                   OVER (PARTITION BY r.ko ORDER BY r.i) AS new_rank
+          FROM ranked r
+    ), resolved AS MATERIALIZED (
+        SELECT n.i, n.ko, n.pid, n.last, n.at, n.win, n.txid, n.trace, n.producer, n.payload, n.is_new,
+               CASE WHEN n.win = 0 THEN n.last + n.new_rank
+                    WHEN n.old_offset IS NOT NULL THEN n.old_offset
+                    ELSE n.last + first_value(n.new_rank) OVER (PARTITION BY n.ko, n.txid ORDER BY n.i)
+               END AS off
+          FROM numbered n
+    ), segments AS (
+        INSERT INTO queen.log_segments (partition_id, first_offset, last_offset, codec, created_at, body)
+        SELECT sg.pid, sg.last + 1, sg.last + sg.cnt, get_byte(sg.body, 5), sg.at, sg.body
+          FROM (SELECT r.pid, r.last, r.at, count(*) AS cnt,
+                       queen.pack_segment(r.at, array_agg(r.txid ORDER BY r.i), array_agg(r.trace ORDER BY r.i),
+                                          array_agg(r.producer ORDER BY r.i), array_agg(r.payload ORDER BY r.i)) AS body
+                  FROM resolved r
+                 WHERE r.is_new
+                 GROUP BY r.ko, r.pid, r.last, r.at) sg
+        RETURNING 1
+    ), dedup AS (
+        INSERT INTO queen.log_dedup AS d (partition_id, transaction_id, msg_offset, created_at)
+        SELECT r.pid, r.txid, r.off, r.at FROM resolved r WHERE r.is_new AND r.win > 0
+        ON CONFLICT (partition_id, transaction_id)
+        DO UPDATE SET msg_offset = EXCLUDED.msg_offset, created_at = EXCLUDED.created_at
+        RETURNING 1
+    ), counters AS (
+        UPDATE queen.log_partitions pt
+           SET last_offset = c.last + c.cnt, last_created_at = c.at, last_push_at = now()
+          FROM (SELECT r.pid, r.last, r.at, count(*) AS cnt
+                  FROM resolved r WHERE r.is_new GROUP BY r.pid, r.last, r.at) c
+         WHERE pt.id = c.pid
+        RETURNING 1
+    )
+    SELECT r.i, CASE WHEN r.is_new THEN 'queued' ELSE 'duplicate' END, r.pid, r.off,
+           CASE WHEN r.is_new THEN r.at END
+      FROM resolved r;
 END;
 $$;
 -- queen.queue_backlog(queue): messages of the queue that its slowest consumer group has
