@@ -77,7 +77,7 @@ int run() {
     core::push_notifier notifier(executor, pool, waiters, random_instance_id());
     core::push_fusion fusion(executor, pool, notifier,
                              core::push_fusion_options{cfg.push_fusion_wait, cfg.push_fusion_max_items,
-                                                       std::max<std::size_t>(1, cfg.pool_size / 2)});
+                                                       cfg.push_fusion_max_inflight});
     maintenance::maintenance_flags flags(executor, pool, initial_flags, cfg.maintenance_refresh);
     spool::spool_drainer drainer(executor, pool, notifier, flags, spool);
     flags.on_push_resumed([&drainer] { drainer.kick(); });

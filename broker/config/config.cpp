@@ -83,6 +83,9 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.push_fusion_wait = std::chrono::microseconds(parse_number("QUEEN_PUSH_FUSION_WAIT_US", *v, 0, 1000000));
     if (auto v = get(env, "QUEEN_PUSH_FUSION_MAX_ITEMS"))
         c.push_fusion_max_items = static_cast<std::size_t>(parse_number("QUEEN_PUSH_FUSION_MAX_ITEMS", *v, 1, 1000000));
+    if (auto v = get(env, "QUEEN_PUSH_FUSION_MAX_INFLIGHT"))
+        c.push_fusion_max_inflight =
+            static_cast<std::size_t>(parse_number("QUEEN_PUSH_FUSION_MAX_INFLIGHT", *v, 1, 1024));
     if (auto v = get(env, "QUEEN_LONGPOLL_RECHECK_MS"))
         c.longpoll_recheck = std::chrono::milliseconds(parse_number("QUEEN_LONGPOLL_RECHECK_MS", *v, 10, 60000));
 
@@ -128,6 +131,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     }
     if (c.threads == 0) c.threads = std::max(2u, std::thread::hardware_concurrency());
     if (c.pool_size == 0) c.pool_size = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency());
+    if (c.push_fusion_max_inflight == 0) c.push_fusion_max_inflight = std::max<std::size_t>(1, c.pool_size / 2);
     return c;
 }
 
@@ -160,10 +164,10 @@ const char* policy_name(extension_policy policy) {
 std::string describe(const broker_config& c) {
     return fmt::format(
         "config: HOST={} PORT={} threads={} database={} DB_POOL_SIZE={} QUEEN_APPLY_SCHEMA={} QUEEN_EXTENSION={} "
-        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} longpoll_recheck_ms={} housekeeping_interval_ms={} group_idle_s={} partition_idle_s={} "
+        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} push_fusion_max_inflight={} longpoll_recheck_ms={} housekeeping_interval_ms={} group_idle_s={} partition_idle_s={} "
         "QUEEN_SPOOL_DIR={} spool_max_bytes={} maintenance_refresh_ms={}",
         c.host, c.port, c.threads, c.embedded ? std::string("embedded") : redact_conninfo(c.conninfo), c.pool_size,
-        c.apply_schema, policy_name(c.extension), c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(),
+        c.apply_schema, policy_name(c.extension), c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(), c.push_fusion_max_inflight,
         c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.group_idle.count(), c.partition_idle.count(),
         c.spool_dir, c.spool_max_bytes, c.maintenance_refresh.count());
 }

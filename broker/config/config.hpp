@@ -39,6 +39,7 @@ struct broker_config {
     // Push fusion: how long a push waits for neighbours, and batch bounds.
     std::chrono::microseconds push_fusion_wait{500};
     std::size_t push_fusion_max_items = 20000;
+    std::size_t push_fusion_max_inflight = 0;  // fused transactions at once; 0: half the pool
     // Long-poll: a parked pop re-checks at least this often (leases expire, delays pass).
     std::chrono::milliseconds longpoll_recheck{1000};
     // Housekeeping (one elected broker): how often, and when groups/partitions count as idle.
