@@ -63,6 +63,13 @@ asio::awaitable<void> http_client::sleep(std::chrono::milliseconds d) {
     co_await timer_.async_wait(redirect_error(use_awaitable, ec));
 }
 
+asio::awaitable<void> http_client::sleep_until(std::chrono::steady_clock::time_point t) {
+    if (cancelled_ || t <= std::chrono::steady_clock::now()) co_return;
+    timer_.expires_at(t);
+    beast::error_code ec;
+    co_await timer_.async_wait(redirect_error(use_awaitable, ec));
+}
+
 asio::awaitable<http_result> http_client::request(bhttp::verb verb, const std::string& target, const std::string& body,
                                                   std::chrono::milliseconds timeout) {
     http_result out;

@@ -44,6 +44,9 @@ public:
     // Sleeps; returns early when cancelled.
     boost::asio::awaitable<void> sleep(std::chrono::milliseconds d);
 
+    // Sleeps until t (returns at once when t has passed); returns early when cancelled.
+    boost::asio::awaitable<void> sleep_until(std::chrono::steady_clock::time_point t);
+
     // Aborts the request or sleep in progress and every later one (thread-safe).
     void cancel();
     bool cancelled() const { return cancelled_.load(); }

@@ -21,6 +21,18 @@ bool ledger::mark_delivered(std::uint64_t seq) {
     return seen_[seq].exchange(1) == 0;
 }
 
+void verdict::add(const verdict& o) {
+    expected += o.expected;
+    deliveries += o.deliveries;
+    unique += o.unique;
+    duplicates += o.duplicates;
+    missing += o.missing;
+    unexpected += o.unexpected;
+    offset_order_violations += o.offset_order_violations;
+    fifo_violations += o.fifo_violations;
+    partitions_seen += o.partitions_seen;
+}
+
 verdict ledger::verify(std::vector<delivery> all, bool delivery_order_is_broker_order) const {
     verdict v;
     v.expected = expected_;

@@ -43,6 +43,8 @@ struct verdict {
     std::uint64_t partitions_seen = 0;
     std::uint64_t order_violations() const { return offset_order_violations + fifo_violations; }
     bool clean() const { return duplicates == 0 && missing == 0 && unexpected == 0 && order_violations() == 0; }
+    // Adds another stream's counts (fan-out groups are verified one by one and summed).
+    void add(const verdict& o);
 };
 
 class ledger {

@@ -1,13 +1,19 @@
-// queen_bench: a load generator for the queen broker. Wires options, connections, producers
-// and consumers together on one io_context, runs them, verifies and reports.
+// queen_bench: a load generator for the queen broker. Wires options, connections, producers,
+// consumers and pipeline stage workers together on one io_context, runs them, verifies and
+// reports.
+#include "conditions.hpp"
 #include "consumer.hpp"
 #include "http_client.hpp"
 #include "ledger.hpp"
 #include "options.hpp"
+#include "pipeline_stage.hpp"
 #include "producer.hpp"
+#include "progress.hpp"
 #include "report.hpp"
+#include "roles.hpp"
 #include "run_control.hpp"
 #include "stats.hpp"
+#include "streams.hpp"
 
 #include <utility>
 #include <boost/asio/co_spawn.hpp>
@@ -16,7 +22,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -47,32 +52,32 @@ std::string exception_text(std::exception_ptr e) {
     }
 }
 
-// Prints a progress line every 5 s until `finished`; stops the run when the consumers have
-// settled nothing for `stall` (zero: never).
-asio::awaitable<void> progress_loop(asio::steady_timer& timer, const std::atomic<bool>& finished,
-                                    run_control& control, const ledger& book, steady::time_point start,
-                                    bool consuming, std::chrono::seconds stall) {
-    std::uint64_t last_completed = 0;
-    auto last_change = steady::now();
-    while (!finished) {
-        timer.expires_after(std::chrono::seconds(5));
-        boost::system::error_code ec;
-        co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-        if (ec || finished) break;
-        const double t = std::chrono::duration<double>(steady::now() - start).count();
-        if (consuming)
-            control.progress(fmt::format("{:.0f} s: pushed {}, consumed {}", t, control.pushed(), book.completed()));
-        else
-            control.progress(fmt::format("{:.0f} s: pushed {}", t, control.pushed()));
-        if (!consuming || stall.count() == 0) continue;
-        if (book.completed() != last_completed) {
-            last_completed = book.completed();
-            last_change = steady::now();
-        } else if (steady::now() - last_change >= stall) {
-            control.stop(stop_reason::stalled);
-            break;
-        }
-    }
+// Consumer connection i forwards for a pipeline stage (not the last one).
+bool is_stage_worker(const options& o, std::size_t i) {
+    return o.mode == run_mode::pipeline && worker_stage(o, i) + 1 < o.stages;
+}
+
+// Consumer connection i's role when it is not a stage worker.
+consumer_role role_of(const options& o, std::size_t i) {
+    return o.mode == run_mode::pipeline ? final_stage_role(o) : consumer_role_of(o, i);
+}
+
+// What the progress lines show and what the stall check watches, per mode.
+progress_view make_progress_view(const options& o, const run_control& control, const stream_set& streams,
+                                 const stage_progress& forwarding) {
+    progress_view v;
+    v.watch_stall = o.mode != run_mode::push;
+    v.work = [&streams, &forwarding] { return streams.completed() + forwarding.total(); };
+    v.describe = [&o, &control, &streams, &forwarding] {
+        std::string line = fmt::format("pushed {}", control.pushed());
+        if (o.mode == run_mode::push) return line;
+        for (std::size_t k = 0; k < forwarding.stages(); ++k)
+            line += fmt::format(", s{}->s{} {}", k, k + 1, forwarding.forwarded(k));
+        if (o.groups > 0) line += fmt::format(", delivered {} of {} ({} groups)", streams.completed(), streams.expected(), o.groups);
+        else line += fmt::format(", consumed {}", streams.completed());
+        return line;
+    };
+    return v;
 }
 
 // "0.52 0.61 0.70": the 1, 5 and 15 minute load averages.
@@ -108,12 +113,14 @@ int run(const options& o) {
         }
     }
     const bool consuming = o.mode != run_mode::push;
+    const bool pipeline = o.mode == run_mode::pipeline;
     std::random_device rd;
     const std::string run_tag = fmt::format("{:08x}", rd());
     const std::string host_header = o.host.find(':') != std::string::npos ? "[" + o.host + "]:" + o.port
                                                                            : o.host + ":" + o.port;
 
-    ledger book(consuming ? o.messages : 0);
+    stream_set streams(stream_count(o), consuming ? o.messages : 0);
+    stage_progress forwarding(pipeline ? o.stages - 1 : 0);
     run_control control(o.quiet);
     std::vector<std::unique_ptr<http_client>> clients;
     for (std::size_t i = 0; i < o.producers + o.consumers; ++i) {
@@ -122,6 +129,7 @@ int run(const options& o) {
     }
     std::vector<producer_stats> pstats(o.producers);
     std::vector<consumer_stats> cstats(o.consumers);
+    std::vector<stage_stats> sstats(o.consumers);
 
     auto timer_strand = asio::make_strand(ioc);
     asio::steady_timer deadline(timer_strand), progress_timer(timer_strand);
@@ -134,6 +142,7 @@ int run(const options& o) {
         });
     });
 
+    const progress_view view = make_progress_view(o, control, streams, forwarding);
     control.progress(condition_line(o));
     const std::string load_before = load_average();
     const auto start = steady::now();
@@ -148,16 +157,21 @@ int run(const options& o) {
     for (std::size_t i = 0; i < o.producers + o.consumers; ++i) control.worker_started();
     for (std::size_t i = 0; i < o.producers; ++i) {
         auto plan = plan_producer(static_cast<std::uint32_t>(i), o.messages, o.producers);
-        asio::co_spawn(clients[i]->get_executor(), run_producer(o, plan, run_tag, *clients[i], control, pstats[i]),
+        asio::co_spawn(clients[i]->get_executor(),
+                       run_producer(o, plan, producer_queue(o), run_tag, start, *clients[i], control, pstats[i]),
                        on_done);
     }
     for (std::size_t i = 0; i < o.consumers; ++i) {
         auto& client = *clients[o.producers + i];
-        asio::co_spawn(client.get_executor(), run_consumer(o, client, book, control, cstats[i]), on_done);
+        if (is_stage_worker(o, i))
+            asio::co_spawn(client.get_executor(),
+                           run_stage_worker(o, worker_stage(o, i), client, forwarding, control, sstats[i]), on_done);
+        else
+            asio::co_spawn(client.get_executor(), run_consumer(o, role_of(o, i), client, streams, control, cstats[i]),
+                           on_done);
     }
     asio::co_spawn(timer_strand,
-                   progress_loop(progress_timer, finished, control, book, start, consuming,
-                                 std::chrono::seconds(o.stall_seconds)),
+                   progress_loop(progress_timer, finished, control, view, start, std::chrono::seconds(o.stall_seconds)),
                    asio::detached);
 
     std::vector<std::thread> threads;
@@ -168,15 +182,24 @@ int run(const options& o) {
 
     producer_stats produced;
     for (auto& s : pstats) produced.merge(s);
+    std::vector<consumer_stats> per_stream(streams.size());
+    std::vector<stage_stats> per_stage(forwarding.stages());
+    for (std::size_t i = 0; i < o.consumers; ++i) {
+        if (is_stage_worker(o, i)) per_stage[worker_stage(o, i)].merge(sstats[i]);
+        else per_stream[role_of(o, i).stream].merge(std::move(cstats[i]));
+    }
     consumer_stats consumed;
-    for (auto& s : cstats) consumed.merge(std::move(s));
-    std::optional<verdict> v;
-    if (consuming) v = book.verify(std::move(consumed.deliveries), !o.auto_ack);
+    std::vector<verdict> verdicts;  // one per stream (fan-out group), empty without consumers
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+        if (consuming) verdicts.push_back(streams.at(s).verify(std::move(per_stream[s].deliveries), !o.auto_ack));
+        per_stream[s].deliveries.clear();
+        consumed.merge(std::move(per_stream[s]));
+    }
 
     run_facts facts;
     facts.start = start;
     facts.end = end;
-    facts.completed = book.completed();
+    facts.completed = streams.completed();
     facts.reason = control.reason();
     facts.fatal_detail = control.fatal_detail();
     facts.consumed_all_at = control.consumed_all_at();
@@ -185,7 +208,7 @@ int run(const options& o) {
     facts.load_after = load_average();
     facts.client_cpu_seconds = cpu_seconds();
 
-    auto r = build_result(o, produced, consumed, v, facts);
+    auto r = build_result(o, produced, consumed, verdicts, per_stage, facts);
     if (o.json) fmt::print("{}\n", r.json.dump());
     else fmt::print("{}", render_table(r));
     if (!o.json_out.empty()) {

@@ -15,6 +15,7 @@ const char* to_string(run_mode m) {
         case run_mode::push: return "push";
         case run_mode::consume: return "consume";
         case run_mode::both: return "both";
+        case run_mode::pipeline: return "pipeline";
     }
     return "?";
 }
@@ -65,51 +66,37 @@ std::string fresh_queue_name() {
     return fmt::format("bench-{}-{:06x}", now.count(), rd() & 0xffffff);
 }
 
-}  // namespace
-
-std::string usage_text() {
-    return R"(queen_bench: load generator for the queen broker (push, pop, ack over HTTP/1.1)
-
-Usage: queen_bench [options]
-  --url URL              broker base URL (default http://127.0.0.1:6632)
-  --mode push|consume|both
-                         push: produce only; consume: pop+ack an existing backlog of
-                         --messages messages; both: produce and consume concurrently (default)
-  --messages N           messages to push / consume (default 100000)
-  --partitions P         partitions p0..p{P-1} the producers spread over (default 100)
-  --connections C        keep-alive HTTP connections (default 16); in `both` mode split
-                         half producers, half consumers
-  --producers N          producer connections (overrides the split)
-  --consumers N          consumer connections (overrides the split)
-  --push-batch B         items per push request (default 100)
-  --pop-batch B          batch per pop request (default 100)
-  --pop-partitions K     `partitions` parameter of the queue-wide pop (default 1)
-  --payload-bytes N      size of each message's JSON payload (default 200)
-  --queue NAME           queue name (default: a fresh unique name per run)
-  --consumer-group NAME  consume as this group (default: queue mode)
-  --wait                 long-poll pops (wait=true)
-  --wait-timeout-ms MS   long-poll timeout (default 2000)
-  --idle-sleep-ms MS     pause after an empty pop without --wait (default 10)
-  --auto-ack             pop with autoAck=true, no ack requests
-  --explicit-ack         ack each message with POST /api/v1/ack/batch (default)
-  --dedup                client-chosen transactionIds (always on; accepted for clarity)
-  --max-seconds S        overall time limit; on expiry report and exit 3 (default 600)
-  --stall-seconds S      stop (report, exit 3) when the consumers settle no message for
-                         S seconds, e.g. a partition that is never handed out (default 60;
-                         0 waits for --max-seconds)
-  --request-timeout S    per-request timeout (default 60, plus the long-poll timeout)
-  --threads N            client I/O threads (default 2)
-  --label TEXT           free text copied into the report
-  --json                 print the result as one JSON object instead of the table
-  --json-out FILE        also append the JSON result (one line) to FILE
-  --quiet                no progress lines on stderr
-Exit status: 0 all good; 1 messages lost, duplicated or out of order, or request errors;
-2 bad options or broker unreachable; 3 time limit reached or consumption stalled.
-)";
+// Rejects combinations of --groups, --rate, --stages and --inject-tx-failures that cannot be run.
+void validate_new_modes(const options& o, bool stages_given) {
+    const bool pipeline = o.mode == run_mode::pipeline;
+    if (o.groups > 0) {
+        if (o.mode == run_mode::push) throw usage_error("--groups needs consumers (mode consume or both)");
+        if (pipeline) throw usage_error("--groups does not apply to --mode pipeline (its stages run in queue mode)");
+        if (!o.consumer_group.empty()) throw usage_error("--groups and --consumer-group exclude each other");
+        if (o.consumers < o.groups)
+            throw usage_error(fmt::format("--groups {} needs at least {} consumers (got {})", o.groups, o.groups, o.consumers));
+        if (o.queue.size() + 1 + std::to_string(o.groups - 1).size() + 1 > 255)
+            throw usage_error("--queue is too long for the group names <queue>-g<i>");
+    }
+    if (o.rate > 0 && o.mode == run_mode::consume) throw usage_error("--rate needs producers (mode push, both or pipeline)");
+    if (stages_given && !pipeline) throw usage_error("--stages applies to --mode pipeline only");
+    if (o.inject_tx_failures > 0 && !pipeline) throw usage_error("--inject-tx-failures applies to --mode pipeline only");
+    if (o.inject_tx_failures == 1) throw usage_error("--inject-tx-failures 1 would fail every transaction; use 0 or >= 2");
+    if (pipeline) {
+        if (o.auto_ack) throw usage_error("--auto-ack does not apply to --mode pipeline (it forwards and acks atomically)");
+        if (!o.consumer_group.empty()) throw usage_error("--mode pipeline runs in queue mode; drop --consumer-group");
+        if (o.consumers < o.stages)
+            throw usage_error(fmt::format("--mode pipeline with {} stages needs at least {} consumers (got {})", o.stages,
+                                          o.stages, o.consumers));
+        if (o.queue.size() + 2 + std::to_string(o.stages - 1).size() > 255)
+            throw usage_error("--queue is too long for the stage names <queue>-s<k>");
+    }
 }
 
+}  // namespace
+
 bool parse_options(int argc, char** argv, options& o) {
-    bool producers_given = false, consumers_given = false;
+    bool producers_given = false, consumers_given = false, stages_given = false;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         std::string value;
@@ -142,12 +129,17 @@ bool parse_options(int argc, char** argv, options& o) {
         else if (arg == "--payload-bytes") o.payload_bytes = parse_size(arg, next(), 0, 64u << 20);
         else if (arg == "--queue") o.queue = next(), o.queue_given = true;
         else if (arg == "--consumer-group") o.consumer_group = next();
+        else if (arg == "--groups") o.groups = parse_size(arg, next(), 0, 10000);
+        else if (arg == "--rate") o.rate = parse_size(arg, next(), 0, 100000000);
+        else if (arg == "--stages") o.stages = parse_size(arg, next(), 1, 100), stages_given = true;
+        else if (arg == "--inject-tx-failures") o.inject_tx_failures = parse_size(arg, next(), 0, 1000000);
         else if (arg == "--mode") {
             auto m = next();
             if (m == "push") o.mode = run_mode::push;
             else if (m == "consume") o.mode = run_mode::consume;
             else if (m == "both") o.mode = run_mode::both;
-            else throw usage_error(fmt::format("--mode must be push, consume or both, got '{}'", m));
+            else if (m == "pipeline") o.mode = run_mode::pipeline;
+            else throw usage_error(fmt::format("--mode must be push, consume, both or pipeline, got '{}'", m));
         } else if (arg == "--wait") flag(), o.wait = true;
         else if (arg == "--wait-timeout-ms") o.wait_timeout_ms = static_cast<unsigned>(parse_size(arg, next(), 1, 600000));
         else if (arg == "--idle-sleep-ms") o.idle_sleep_ms = static_cast<unsigned>(parse_size(arg, next(), 0, 60000));
@@ -183,6 +175,7 @@ bool parse_options(int argc, char** argv, options& o) {
             o.producers = 0;
             break;
         case run_mode::both:
+        case run_mode::pipeline:
             if (!producers_given && !consumers_given) {
                 o.producers = o.connections / 2;
                 o.consumers = o.connections - o.producers;
@@ -195,19 +188,9 @@ bool parse_options(int argc, char** argv, options& o) {
     }
     if (o.mode != run_mode::consume && o.producers == 0) throw usage_error("at least one producer is needed");
     if (o.mode != run_mode::push && o.consumers == 0) throw usage_error("at least one consumer is needed");
+    validate_new_modes(o, stages_given);
     o.connections = o.producers + o.consumers;
     return true;
-}
-
-std::string condition_line(const options& o) {
-    return fmt::format(
-        "mode={} messages={} partitions={} connections={} (producers={} consumers={}) push-batch={} pop-batch={} "
-        "pop-partitions={} payload-bytes={} acks={} dedup={} wait={} consumer-group={} queue={} url={} "
-        "client-threads={}",
-        to_string(o.mode), o.messages, o.partitions, o.connections, o.producers, o.consumers, o.push_batch,
-        o.pop_batch, o.pop_partitions, o.payload_bytes, o.auto_ack ? "auto" : "explicit", o.dedup ? "on" : "off",
-        o.wait ? fmt::format("on({}ms)", o.wait_timeout_ms) : std::string("off"),
-        o.consumer_group.empty() ? std::string("(queue mode)") : o.consumer_group, o.queue, o.url, o.threads);
 }
 
 }  // namespace queen::bench

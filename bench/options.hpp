@@ -1,12 +1,13 @@
 #pragma once
-// Command-line options of queen_bench: parsing, defaults, validation and the condition line.
+// Command-line options of queen_bench: parsing, defaults and validation (the condition line
+// and the JSON conditions are in conditions.hpp, the help text in usage.cpp).
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 
 namespace queen::bench {
 
-enum class run_mode { push, consume, both };
+enum class run_mode { push, consume, both, pipeline };
 
 const char* to_string(run_mode m);
 
@@ -29,6 +30,10 @@ struct options {
     bool queue_given = false;
     run_mode mode = run_mode::both;
     std::string consumer_group;  // empty: queue mode
+    std::size_t groups = 0;      // fan-out: consumer groups <queue>-g0..g{G-1} (0: off)
+    std::size_t rate = 0;        // offered push rate, messages/s over all producers (0: unpaced)
+    std::size_t stages = 4;      // pipeline: queues <queue>-s0..s{S-1}
+    std::size_t inject_tx_failures = 0;  // pipeline: every K-th forward transaction is made to fail
     bool wait = false;
     unsigned wait_timeout_ms = 2000;
     bool auto_ack = false;
@@ -52,8 +57,5 @@ struct usage_error : std::runtime_error {
 bool parse_options(int argc, char** argv, options& out);
 
 std::string usage_text();
-
-// "messages=… partitions=… …": every condition that shapes the figures.
-std::string condition_line(const options& o);
 
 }  // namespace queen::bench

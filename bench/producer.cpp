@@ -1,11 +1,14 @@
 #include "producer.hpp"
 
+#include "send_schedule.hpp"
+
 #include <boost/beast/http/verb.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <vector>
 
 namespace queen::bench {
@@ -63,17 +66,35 @@ bool retryable(const http_result& r) { return r.ec || r.status >= 500 || r.statu
 
 }  // namespace
 
-asio::awaitable<void> run_producer(const options& o, producer_plan plan, std::string run_tag, http_client& client,
-                                   run_control& control, producer_stats& st) {
+asio::awaitable<void> run_producer(const options& o, producer_plan plan, std::string queue, std::string run_tag,
+                                   steady::time_point start, http_client& client, run_control& control,
+                                   producer_stats& st) {
     const std::string target = o.base_path + "/api/v1/push";
-    const std::string queue_json = nlohmann::json(o.queue).dump();
+    const std::string queue_json = nlohmann::json(queue).dump();
     const auto timeout = std::chrono::seconds(o.request_timeout_s);
     std::vector<std::int64_t> last_offset(o.partitions, 0);  // per partition, this producer's last offset
+
+    std::optional<send_schedule> schedule;
+    if (o.rate > 0) {
+        const auto interval = batch_interval(o.rate, o.push_batch, o.producers);
+        schedule.emplace(start + interval * static_cast<std::int64_t>(plan.id) / static_cast<std::int64_t>(o.producers),
+                         interval);
+    }
 
     std::uint64_t next = plan.first_seq;
     const std::uint64_t end = plan.first_seq + plan.count;
     while (next < end && !control.stopping()) {
         const std::uint64_t n = std::min<std::uint64_t>(o.push_batch, end - next);
+        if (schedule) {
+            const auto due = schedule->due(steady::now());
+            st.slips = schedule->slips();
+            st.slipped_seconds = std::chrono::duration<double>(schedule->slipped()).count();
+            co_await client.sleep_until(due);
+            if (control.stopping()) break;
+        }
+        const auto sent_at = steady::now();
+        if (schedule) st.send_lateness.add(schedule->sent(sent_at));
+        st.note_send(sent_at, n);
         const std::string body = build_push_body(o, queue_json, run_tag, plan.id, next, n);
         http_result res;
         unsigned attempt = 0;

@@ -5,6 +5,8 @@
 // Payload of each message (padded to --payload-bytes):
 //   {"producer":<id>,"seq":<seq>,"sentUs":<wall-clock µs when the request was built>,"pad":"xx…"}
 // transactionId is "<run tag>-<seq>", so a retried request is deduplicated by the broker.
+// With --rate the batches are sent on a fixed schedule (send_schedule.hpp) from `start`,
+// producer i offset by i/producers of its interval, so the producers together offer the rate.
 #include "http_client.hpp"
 #include "options.hpp"
 #include "run_control.hpp"
@@ -26,7 +28,9 @@ struct producer_plan {
 // Splits `messages` over `producers` contiguous seq ranges.
 producer_plan plan_producer(std::uint32_t id, std::uint64_t messages, std::uint64_t producers);
 
-boost::asio::awaitable<void> run_producer(const options& opts, producer_plan plan, std::string run_tag,
-                                          http_client& client, run_control& control, producer_stats& stats);
+// Pushes the plan's messages into `queue`; returns when all are accepted or the run stops.
+boost::asio::awaitable<void> run_producer(const options& opts, producer_plan plan, std::string queue,
+                                          std::string run_tag, steady::time_point start, http_client& client,
+                                          run_control& control, producer_stats& stats);
 
 }  // namespace queen::bench

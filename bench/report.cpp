@@ -1,13 +1,13 @@
 #include "report.hpp"
 
-#include <fmt/format.h>
+#include "conditions.hpp"
+#include "report_sections.hpp"
 
+#include <fmt/format.h>
 
 namespace queen::bench {
 
 using nlohmann::json;
-
-namespace {
 
 json latency_json(latency_recorder& r) {
     auto s = r.summarize();
@@ -15,7 +15,11 @@ json latency_json(latency_recorder& r) {
                 {"p90", s.p90_ms},  {"p99", s.p99_ms},   {"max", s.max_ms}};
 }
 
-double rate(double n, double seconds) { return seconds > 0 ? n / seconds : 0; }
+double rate_per_second(double n, double seconds) { return seconds > 0 ? n / seconds : 0; }
+
+namespace {
+
+double rate(double n, double seconds) { return rate_per_second(n, seconds); }
 
 double seconds_between(steady::time_point a, steady::time_point b) {
     return b > a ? std::chrono::duration<double>(b - a).count() : 0;
@@ -23,33 +27,13 @@ double seconds_between(steady::time_point a, steady::time_point b) {
 
 }  // namespace
 
-result build_result(const options& o, producer_stats& p, consumer_stats& c, const std::optional<verdict>& v,
-                    const run_facts& f) {
+result build_result(const options& o, producer_stats& p, consumer_stats& c, const std::vector<verdict>& verdicts,
+                    std::vector<stage_stats>& stages, const run_facts& f) {
     result r;
     json& j = r.json;
     j["label"] = o.label;
     j["conditionLine"] = condition_line(o);
-    j["conditions"] = json{{"mode", to_string(o.mode)},
-                           {"url", o.url},
-                           {"queue", o.queue},
-                           {"messages", o.messages},
-                           {"partitions", o.partitions},
-                           {"connections", o.connections},
-                           {"producers", o.producers},
-                           {"consumers", o.consumers},
-                           {"pushBatch", o.push_batch},
-                           {"popBatch", o.pop_batch},
-                           {"popPartitions", o.pop_partitions},
-                           {"payloadBytes", o.payload_bytes},
-                           {"acks", o.auto_ack ? "auto" : "explicit"},
-                           {"dedup", o.dedup},
-                           {"wait", o.wait},
-                           {"waitTimeoutMs", o.wait_timeout_ms},
-                           {"idleSleepMs", o.idle_sleep_ms},
-                           {"consumerGroup", o.consumer_group.empty() ? json(nullptr) : json(o.consumer_group)},
-                           {"clientThreads", o.threads},
-                           {"maxSeconds", o.max_seconds},
-                           {"stallSeconds", o.stall_seconds}};
+    j["conditions"] = conditions_json(o);
 
     const double elapsed = seconds_between(f.start, f.end);
     j["elapsedSeconds"] = elapsed;
@@ -108,10 +92,16 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
         tp["endToEnd"] = tp["consume"];
         tp["endToEndSeconds"] = tp["consumeSeconds"];
     }
+    if (consuming && o.groups > 0) {  // consume and endToEnd count deliveries (N x G); this counts messages
+        tp["endToEndMessages"] = tp["endToEnd"].get<double>() / static_cast<double>(o.groups);
+    }
     j["throughput"] = tp;
+    if (producing && o.rate > 0) j["rate"] = rate_section(o, p);
+    if (o.mode == run_mode::pipeline) j["pipeline"] = pipeline_section(o, stages);
 
     json lat = json::object();
     if (producing) lat["push"] = latency_json(p.push);
+    if (o.mode == run_mode::pipeline) lat["transaction"] = j["pipeline"]["transactionLatencyMs"];
     if (consuming) {
         lat["pop"] = latency_json(c.pop);
         lat["popEmpty"] = latency_json(c.pop_empty);
@@ -120,21 +110,17 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
     }
     j["latencyMs"] = lat;
 
-    if (v) {
-        j["verification"] = json{{"expected", v->expected},
-                                 {"deliveries", v->deliveries},
-                                 {"unique", v->unique},
-                                 {"duplicates", v->duplicates},
-                                 {"missing", v->missing},
-                                 {"unexpected", v->unexpected},
-                                 {"orderViolations", v->order_violations()},
-                                 {"offsetOrderViolations", v->offset_order_violations},
-                                 {"fifoViolations", v->fifo_violations},
-                                 {"partitionsSeen", v->partitions_seen}};
-        if (v->duplicates) failures.push_back(fmt::format("{} duplicate deliveries", v->duplicates));
-        if (v->missing) failures.push_back(fmt::format("{} messages missing", v->missing));
-        if (v->unexpected) failures.push_back(fmt::format("{} unexpected messages", v->unexpected));
-        if (v->order_violations()) failures.push_back(fmt::format("{} order violations", v->order_violations()));
+    if (!verdicts.empty()) {
+        verdict v;
+        for (const auto& one : verdicts) v.add(one);
+        j["verification"] = verdict_json(v);
+        if (o.groups > 0) j["verification"]["groups"] = groups_section(o, verdicts);
+        if (o.mode == run_mode::pipeline) j["verification"]["verifiedAt"] = j["pipeline"]["verifiedAt"];
+        const std::string scope = o.groups > 0 ? fmt::format(" (summed over {} groups)", o.groups) : std::string();
+        if (v.duplicates) failures.push_back(fmt::format("{} duplicate deliveries{}", v.duplicates, scope));
+        if (v.missing) failures.push_back(fmt::format("{} messages missing{}", v.missing, scope));
+        if (v.unexpected) failures.push_back(fmt::format("{} unexpected messages{}", v.unexpected, scope));
+        if (v.order_violations()) failures.push_back(fmt::format("{} order violations{}", v.order_violations(), scope));
     }
     j["reconnects"] = f.reconnects;
     j["loadAverageBefore"] = f.load_before;
@@ -154,80 +140,6 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
                   : f.reason == stop_reason::time_limit    ? "time limit"
                                                            : "failed";
     return r;
-}
-
-namespace {
-
-std::string lat_row(const json& lat, const char* key, const char* name) {
-    if (!lat.contains(key)) return {};
-    const auto& l = lat[key];
-    if (l["count"].get<std::uint64_t>() == 0) return fmt::format("  {:<22}{:>9}\n", name, 0);
-    return fmt::format("  {:<22}{:>9}{:>10.2f}{:>10.2f}{:>10.2f}{:>10.2f}{:>10.2f}\n", name, l["count"].get<std::uint64_t>(),
-                       l["p50"].get<double>(), l["p90"].get<double>(), l["p99"].get<double>(), l["max"].get<double>(),
-                       l["mean"].get<double>());
-}
-
-}  // namespace
-
-std::string render_table(const result& r) {
-    const json& j = r.json;
-    std::string out;
-    out += fmt::format("queen_bench{}\n", j["label"].get<std::string>().empty() ? "" : "  [" + j["label"].get<std::string>() + "]");
-    out += fmt::format("conditions: {}\n", j["conditionLine"].get<std::string>());
-    out += fmt::format("elapsed: {:.2f} s; client CPU {:.2f} s; load average before: {}, after: {}\n\n",
-                       j["elapsedSeconds"].get<double>(), j["clientCpuSeconds"].get<double>(),
-                       j["loadAverageBefore"].get<std::string>(), j["loadAverageAfter"].get<std::string>());
-    const auto& tp = j["throughput"];
-    out += "throughput                 msgs/s   over (s)\n";
-    auto tp_row = [&](const char* key, const char* secs, const char* name) {
-        if (tp.contains(key))
-            out += fmt::format("  {:<22}{:>10.0f}{:>10.2f}\n", name, tp[key].get<double>(), tp[secs].get<double>());
-    };
-    tp_row("push", "pushSeconds", "push");
-    tp_row("consume", "consumeSeconds",
-           j["conditions"]["acks"].get<std::string>() == "auto" ? "consume (autoAck pop)" : "consume (pop+ack)");
-    tp_row("endToEnd", "endToEndSeconds", "end-to-end");
-    const auto& lat = j["latencyMs"];
-    out += "\nlatency (ms)               count       p50       p90       p99       max      mean\n";
-    out += lat_row(lat, "push", "push request");
-    out += lat_row(lat, "pop", "pop request (200)");
-    out += lat_row(lat, "popEmpty", "pop request (204)");
-    out += lat_row(lat, "ack", "ack request");
-    out += lat_row(lat, "endToEnd", "end-to-end message");
-    out += '\n';
-    if (j.contains("push")) {
-        const auto& p = j["push"];
-        out += fmt::format(
-            "push: {} requests, {} queued, {} buffered, {} duplicate answers ({} after retries), {} bad answers, "
-            "{} offset regressions, {} not accepted, {} failed requests\n",
-            p["requests"].get<std::uint64_t>(), p["queued"].get<std::uint64_t>(), p["buffered"].get<std::uint64_t>(),
-            p["duplicateAnswers"].get<std::uint64_t>(), p["duplicateAfterRetry"].get<std::uint64_t>(),
-            p["badAnswers"].get<std::uint64_t>(), p["offsetRegressions"].get<std::uint64_t>(),
-            p["notAccepted"].get<std::uint64_t>(), p["failedRequests"].get<std::uint64_t>());
-    }
-    if (j.contains("consume")) {
-        const auto& c = j["consume"];
-        out += fmt::format(
-            "consume: {} pops with messages ({:.1f} msgs/pop), {} empty pops, {} ack requests, {} acks failed, "
-            "{} failed requests\n",
-            c["pops"].get<std::uint64_t>(), c["avgMessagesPerPop"].get<double>(), c["emptyPops"].get<std::uint64_t>(),
-            c["ackRequests"].get<std::uint64_t>(), c["ackFailures"].get<std::uint64_t>(),
-            c["failedRequests"].get<std::uint64_t>());
-    }
-    if (j.contains("verification")) {
-        const auto& v = j["verification"];
-        out += fmt::format(
-            "verification: expected {}, delivered {}, unique {}, duplicates {}, missing {}, order violations {} "
-            "(offset {}, per-producer FIFO {}), unexpected {}, partitions {}\n",
-            v["expected"].get<std::uint64_t>(), v["deliveries"].get<std::uint64_t>(), v["unique"].get<std::uint64_t>(),
-            v["duplicates"].get<std::uint64_t>(), v["missing"].get<std::uint64_t>(),
-            v["orderViolations"].get<std::uint64_t>(), v["offsetOrderViolations"].get<std::uint64_t>(),
-            v["fifoViolations"].get<std::uint64_t>(), v["unexpected"].get<std::uint64_t>(),
-            v["partitionsSeen"].get<std::uint64_t>());
-    }
-    out += fmt::format("result: {}\n", j["result"].get<std::string>());
-    for (const auto& f : j["failures"]) out += fmt::format("  - {}\n", f.get<std::string>());
-    return out;
 }
 
 }  // namespace queen::bench

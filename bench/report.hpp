@@ -1,6 +1,6 @@
 #pragma once
 // Turns the merged measurements into the result: throughput, latency percentiles, the
-// verification verdict and the condition line; rendered as a table or as one JSON object.
+// verification verdicts and the conditions; rendered as a table or as one JSON object.
 #include "ledger.hpp"
 #include "options.hpp"
 #include "run_control.hpp"
@@ -10,12 +10,13 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace queen::bench {
 
 struct run_facts {
     steady::time_point start, end;
-    std::uint64_t completed = 0;  // messages settled by the consumers (first deliveries)
+    std::uint64_t completed = 0;  // deliveries settled by the consumers (first per stream)
     stop_reason reason = stop_reason::none;
     std::string fatal_detail;
     std::optional<steady::time_point> consumed_all_at;
@@ -29,9 +30,16 @@ struct result {
     int exit_code = 0;    // 0 ok, 1 failed checks or errors, 3 time limit
 };
 
+// verdicts: one per verified stream (fan-out group; else one), empty without consumers;
+// stages: the pipeline's forwarding stages 0..S-2 (empty outside pipeline mode).
 result build_result(const options& o, producer_stats& produced, consumer_stats& consumed,
-                    const std::optional<verdict>& v, const run_facts& facts);
+                    const std::vector<verdict>& verdicts, std::vector<stage_stats>& stages, const run_facts& facts);
 
 std::string render_table(const result& r);
+
+// {"count","mean","p50","p90","p99","max"} in ms of r (sorts r's samples).
+nlohmann::json latency_json(latency_recorder& r);
+// n / seconds, 0 when seconds is not positive.
+double rate_per_second(double n, double seconds);
 
 }  // namespace queen::bench

@@ -45,7 +45,18 @@ latency_summary latency_recorder::summarize() {
     return s;
 }
 
+void producer_stats::note_send(steady::time_point t, std::uint64_t n) {
+    sends.start(t);
+    if (!sends.last || t >= *sends.last) last_send_items = n;
+    sends.end(t);
+}
+
 void producer_stats::merge(const producer_stats& o) {
+    if (o.sends.last && (!sends.last || *o.sends.last >= *sends.last)) last_send_items = o.last_send_items;
+    sends.merge(o.sends);
+    send_lateness.merge(o.send_lateness);
+    slips += o.slips;
+    slipped_seconds += o.slipped_seconds;
     push.merge(o.push);
     requests += o.requests;
     queued += o.queued;
@@ -78,6 +89,29 @@ void consumer_stats::merge(consumer_stats&& o) {
     span.merge(o.span);
     if (deliveries.empty()) deliveries = std::move(o.deliveries);
     else deliveries.insert(deliveries.end(), o.deliveries.begin(), o.deliveries.end());
+}
+
+void stage_stats::merge(const stage_stats& o) {
+    pop.merge(o.pop);
+    pop_empty.merge(o.pop_empty);
+    transaction.merge(o.transaction);
+    release.merge(o.release);
+    pops += o.pops;
+    empty_pops += o.empty_pops;
+    messages += o.messages;
+    transactions += o.transactions;
+    failed_transactions += o.failed_transactions;
+    injected_failures += o.injected_failures;
+    lease_releases += o.lease_releases;
+    release_failures += o.release_failures;
+    forwarded += o.forwarded;
+    forward_duplicates += o.forward_duplicates;
+    forward_other += o.forward_other;
+    failed_requests += o.failed_requests;
+    retries += o.retries;
+    malformed += o.malformed;
+    bytes_received += o.bytes_received;
+    span.merge(o.span);
 }
 
 }  // namespace queen::bench

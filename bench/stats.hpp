@@ -65,6 +65,15 @@ struct producer_stats {
     std::uint64_t retries = 0;
     std::uint64_t bytes_sent = 0;
     time_span span;
+    // Send times of first attempts (for the achieved rate): first, last and the last one's size.
+    time_span sends;
+    std::uint64_t last_send_items = 0;
+    // --rate only: send time - scheduled slot per batch, schedule slips and the time they skipped.
+    latency_recorder send_lateness;
+    std::uint64_t slips = 0;
+    double slipped_seconds = 0;
+    // Records a first attempt of a batch of n messages sent at t.
+    void note_send(steady::time_point t, std::uint64_t n);
     void merge(const producer_stats& o);
 };
 
@@ -84,6 +93,30 @@ struct consumer_stats {
     time_span span;  // first pop sent .. last settle
     std::vector<delivery> deliveries;
     void merge(consumer_stats&& o);
+};
+
+// One pipeline stage's forwarding workers (stages 0..S-2; the last stage is consumer_stats).
+struct stage_stats {
+    latency_recorder pop;          // pops that returned messages
+    latency_recorder pop_empty;    // 204 pops
+    latency_recorder transaction;  // forward-and-ack transactions answered (success or not)
+    latency_recorder release;      // lease releases after a rolled-back transaction
+    std::uint64_t pops = 0, empty_pops = 0, messages = 0;
+    std::uint64_t transactions = 0;         // answered success:true
+    std::uint64_t failed_transactions = 0;  // answered success:false (rolled back, span popped again)
+    std::uint64_t injected_failures = 0;    // of those, made to fail by --inject-tx-failures
+    std::uint64_t lease_releases = 0;       // ack/batch status retry requests after a rollback
+    std::uint64_t release_failures = 0;     // release acks not successful (the lease then expires)
+    std::uint64_t forwarded = 0;            // messages pushed into the next stage (queued, or
+                                            // duplicate after a retried request)
+    std::uint64_t forward_duplicates = 0;   // "duplicate" on a first attempt: forwarded twice
+    std::uint64_t forward_other = 0;        // push results neither queued nor duplicate
+    std::uint64_t failed_requests = 0;      // transport errors and non-2xx answers
+    std::uint64_t retries = 0;
+    std::uint64_t malformed = 0;            // popped payloads that are not bench payloads
+    std::uint64_t bytes_received = 0;
+    time_span span;  // first pop sent .. last successful transaction answered
+    void merge(const stage_stats& o);
 };
 
 }  // namespace queen::bench
