@@ -5,7 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build ext ext-install run test unit integration integration-ext regress fuzz bench bench-codec sanitize clean
+.PHONY: all deps configure build ext ext-install run test unit integration integration-ext regress fuzz bench bench-broker bench-codec soak sanitize clean
 
 all: build
 
@@ -56,8 +56,17 @@ test: build ext-install
 fuzz: build
 	bash scripts/run-fuzz.sh $(BUILD_DIR) $(or $(SECONDS),600)
 
+# The comparison table: queen's scenarios, PgQ and pg-boss, and the machine's ceilings on one
+# private PostgreSQL (docs/benchmarks.md). bench-broker: the broker alone on its embedded
+# PostgreSQL; soak: 10 minutes at a steady rate with the broker's RSS sampled.
 bench: build
+	bash bench/compare.sh $(BUILD_DIR)
+
+bench-broker: build
 	bash bench/run.sh $(BUILD_DIR)
+
+soak: build
+	bash bench/soak.sh $(BUILD_DIR)
 
 # The stock codec path vs queen_ext, alternating runs (docs/benchmarks.md).
 bench-codec: build ext-install

@@ -47,6 +47,8 @@ EXTENSION=${EXTENSION:-off}
 [[ $EXTENSION == on || $EXTENSION == off ]] || { echo "run.sh: EXTENSION must be on or off" >&2; exit 1; }
 
 die() { echo "run.sh: $*" >&2; exit 1; }
+# shellcheck source=bench/lib/common.sh
+source "$(dirname "$0")/lib/common.sh"
 
 BUILD_DIR=$(cd "$BUILD_DIR" 2>/dev/null && pwd) || die "no build directory '${1:-build}'"
 QUEEN="$BUILD_DIR/queen"
@@ -118,36 +120,13 @@ trap 'exit 143' TERM
 # CPU time (clock ticks) of the broker, of its PostgreSQL (postmaster, live backends, and
 # the exited ones the postmaster reaped) and of the whole machine: figures on a shared
 # machine only mean something next to how much CPU the stack under test really got.
-CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
-proc_ticks() {  # utime + stime + cutime + cstime of one pid
-    local stat
-    stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
-    local -a a
-    read -r -a a <<<"${stat##*) }"
-    echo $((a[11] + a[12] + a[13] + a[14]))
-}
 cpu_snapshot() {  # prints: broker_ticks postgres_ticks machine_busy_ticks machine_total_ticks
     local broker pg=0 pm p
     broker=$(proc_ticks "$BROKER_PID")
     pm=$(head -n 1 "$WORK/data/postmaster.pid" 2>/dev/null || true)
-    if [[ -n $pm ]]; then
-        for p in $pm $(pgrep -P "$pm" 2>/dev/null || true); do pg=$((pg + $(proc_ticks "$p"))); done
-    fi
+    [[ -n $pm ]] && pg=$(postgres_ticks "$pm")
     read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
     echo "$broker $pg $((user + nice + system + irq + softirq + steal)) $((user + nice + system + idle + iowait + irq + softirq + steal))"
-}
-
-free_port() {
-    if command -v python3 >/dev/null; then
-        python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-        return
-    fi
-    local p
-    for _ in $(seq 1 100); do
-        p=$((20000 + RANDOM % 40000))
-        if ! ss -ltnH "sport = :$p" 2>/dev/null | grep -q .; then echo "$p"; return; fi
-    done
-    die "no free port found"
 }
 
 echo "== machine"
