@@ -193,6 +193,12 @@ BEGIN
     SELECT r.i, CASE WHEN r.is_new THEN 'queued' ELSE 'duplicate' END, r.pid, r.off,
            CASE WHEN r.is_new THEN r.at END
       FROM resolved r;
+
+    -- The cursors of partitions that got messages become claimable (52_cursor_ready.sql).
+    PERFORM queen.mark_ready(array_agg(u.pid), array_agg(u.at))
+       FROM unnest(v_pids, v_lasts, v_ats) AS u(pid, last, at)
+       JOIN queen.log_partitions pt ON pt.id = u.pid
+      WHERE pt.last_offset > u.last;
 END;
 $$;
 -- queen.queue_backlog(queue): messages of the queue that its slowest consumer group has

@@ -43,6 +43,12 @@ BEGIN
       FROM queen.log_partitions p
      WHERE p.queue_id = v_queue_id
     ON CONFLICT DO NOTHING;
+    -- A push in flight to one of these partitions did not see the new cursors: wait for it
+    -- (partition rows in the pushers' lock order), then compute ready_at with its messages.
+    PERFORM 1 FROM queen.log_partitions p WHERE p.queue_id = v_queue_id
+     ORDER BY p.name COLLATE "C" FOR SHARE;
+    UPDATE queen.log_consumers lc SET ready_at = queen.cursor_ready_at(lc.partition_id, lc.committed)
+     WHERE lc.queue_id = v_queue_id AND lc.consumer_group = p_group;
 END;
 $$;
 COMMENT ON FUNCTION queen.register_group(text, text, timestamptz) IS

@@ -9,7 +9,9 @@
 -- Claim: a partition is claimable when it has messages past the group's cursor, no live
 --   lease, no pending retryDelay, its window buffer has passed and its head is past its
 --   delay. Among claimable partitions the one whose oldest waiting message is oldest goes
---   first. Cursor rows are locked FOR UPDATE SKIP LOCKED, so concurrent pops never wait on
+--   first: the cursors' ready_at (52_cursor_ready.sql) is that createdAt, and the index
+--   log_consumers_ready yields them in that order, so a pop reads the few cursors ahead of
+--   the one it takes, not every partition of the queue. Cursor rows are locked FOR UPDATE SKIP LOCKED, so concurrent pops never wait on
 --   each other and never get the same span. Partition rows are not locked (pushers own them).
 -- Attempts: claiming a span whose lease expired unreleased counts one attempt for its
 --   head; a head that exhausts retryLimit this way is dead-lettered (reason lease_expired).
@@ -56,15 +58,13 @@ BEGIN
           JOIN queen.log_partitions p ON p.id = lc.partition_id
          WHERE lc.queue_id = q.id
            AND lc.consumer_group = p_group
+           AND lc.ready_at IS NOT NULL
            AND (p_partition IS NULL OR p.name = p_partition)
            AND p.last_offset > lc.committed
            AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
            AND (lc.retry_at IS NULL OR lc.retry_at <= now())
            AND (q.window_buffer = 0 OR p.last_created_at <= now() - make_interval(secs => q.window_buffer))
-         ORDER BY (SELECT s.created_at FROM queen.log_segments s
-                    WHERE s.partition_id = lc.partition_id AND s.last_offset > lc.committed
-                    ORDER BY s.last_offset LIMIT 1) NULLS LAST,
-                  lc.partition_id
+         ORDER BY lc.ready_at, lc.partition_id
          LIMIT p_max_partitions
            FOR UPDATE OF lc SKIP LOCKED
     LOOP

@@ -281,6 +281,7 @@ BEGIN
             UPDATE queen.log_partitions p
                SET last_offset = v_last + v_count, last_created_at = v_at, last_push_at = now()
              WHERE p.id = k.pid;
+            PERFORM queen.mark_ready(ARRAY[k.pid], ARRAY[v_at]);
 
             DELETE FROM queen.dead_letters dl
              USING unnest(r_ids, r_status) AS x(id, st)

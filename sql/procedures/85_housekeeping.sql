@@ -67,6 +67,22 @@ BEGIN
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_repaired = ROW_COUNT;
 
+    -- Safety net for ready_at (52_cursor_ready.sql): a cursor with waiting messages and no
+    -- ready_at would never be claimed. The maintenance paths rule it out; this repairs what
+    -- anything else (a restore, a manual UPDATE) may have left. Busy cursors are skipped.
+    WITH stale AS (
+        SELECT lc.partition_id, lc.consumer_group
+          FROM queen.log_consumers lc
+          JOIN queen.log_partitions p ON p.id = lc.partition_id
+         WHERE lc.ready_at IS NULL AND p.last_offset > lc.committed
+         LIMIT p_batch
+           FOR UPDATE OF lc SKIP LOCKED
+    )
+    UPDATE queen.log_consumers lc
+       SET ready_at = queen.cursor_ready_at(lc.partition_id, lc.committed)
+      FROM stale s
+     WHERE lc.partition_id = s.partition_id AND lc.consumer_group = s.consumer_group;
+
     -- maxWaitTimeSeconds also for groups that do not pop: a cursor whose head waited longer
     -- than that moves its expired messages to the dead letters (reason expired), as a pop would.
     FOR c IN

@@ -1,0 +1,71 @@
+-- A cursor's ready_at: the createdAt of its oldest waiting message (all frames of a segment
+-- share one createdAt), NULL when the partition holds nothing past its committed offset.
+-- Pops claim through the index on (queue, group, ready_at), so the cost of finding the
+-- partition whose oldest waiting message is oldest does not grow with the partition count.
+--
+-- Who keeps it right:
+--   * every change of committed, and every new cursor: the trigger below recomputes it, in a
+--     fresh snapshot, while the statement holds the cursor row;
+--   * every push (queen.push, DLQ requeue): sets it where it is NULL, for every cursor of
+--     each partition that got messages, writing every such cursor row. That write is what
+--     makes the two agree: a push either updates the row first (then the acknowledgement,
+--     which locks the row, waits for the push's commit and sees its messages), or waits for
+--     the acknowledgement's commit and then sets it, re-reading the row;
+--   * a group's registration waits for in-flight pushes to its queue's partitions
+--     (queen.register_group) and then computes it;
+--   * housekeeping repairs any cursor with waiting messages and no ready_at (safety net).
+
+-- queen.cursor_ready_at(partition, committed): createdAt of the first segment past committed.
+CREATE OR REPLACE FUNCTION queen.cursor_ready_at(p_partition_id bigint, p_committed bigint)
+RETURNS timestamptz
+LANGUAGE sql STABLE
+AS $$
+    SELECT s.created_at FROM queen.log_segments s
+     WHERE s.partition_id = p_partition_id AND s.last_offset > p_committed
+     ORDER BY s.last_offset LIMIT 1
+$$;
+COMMENT ON FUNCTION queen.cursor_ready_at(bigint, bigint) IS
+  'createdAt of the oldest message of a partition past an offset, NULL when there is none.';
+
+CREATE OR REPLACE FUNCTION queen.cursor_ready_trigger()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    NEW.ready_at := queen.cursor_ready_at(NEW.partition_id, NEW.committed);
+    RETURN NEW;
+END;
+$$;
+COMMENT ON FUNCTION queen.cursor_ready_trigger() IS
+  'Keeps log_consumers.ready_at equal to the createdAt of the oldest waiting message.';
+
+CREATE OR REPLACE TRIGGER log_consumers_ready_on_insert
+    BEFORE INSERT ON queen.log_consumers
+    FOR EACH ROW EXECUTE FUNCTION queen.cursor_ready_trigger();
+CREATE OR REPLACE TRIGGER log_consumers_ready_on_commit
+    BEFORE UPDATE OF committed ON queen.log_consumers
+    FOR EACH ROW WHEN (OLD.committed IS DISTINCT FROM NEW.committed)
+    EXECUTE FUNCTION queen.cursor_ready_trigger();
+
+-- queen.mark_ready(partitions, created_ats): after a push stored messages in these
+-- partitions, every cursor of each gets ready_at where it had none. Every cursor row of
+-- those partitions is written (see above why); rows are taken in (partition, group) order.
+CREATE OR REPLACE FUNCTION queen.mark_ready(p_partition_ids bigint[], p_created_ats timestamptz[])
+RETURNS void
+LANGUAGE sql
+AS $$
+    WITH m AS (
+        SELECT u.pid, min(u.at) AS at FROM unnest(p_partition_ids, p_created_ats) AS u(pid, at) GROUP BY u.pid
+    ), locked AS (
+        SELECT lc.partition_id, lc.consumer_group, m.at
+          FROM queen.log_consumers lc JOIN m ON m.pid = lc.partition_id
+         ORDER BY lc.partition_id, lc.consumer_group
+           FOR UPDATE OF lc
+    )
+    UPDATE queen.log_consumers lc
+       SET ready_at = coalesce(lc.ready_at, l.at)
+      FROM locked l
+     WHERE lc.partition_id = l.partition_id AND lc.consumer_group = l.consumer_group
+$$;
+COMMENT ON FUNCTION queen.mark_ready(bigint[], timestamptz[]) IS
+  'Gives every cursor of partitions that just got messages a ready_at where it had none.';
