@@ -116,7 +116,10 @@ done
 pg_start "$WORK/pg"
 PM=$(pg_postmaster_pid)
 echo "== PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on 127.0.0.1:$PG_PORT (fsync=on, synchronous_commit=on, shared_buffers=512MB)"
-for db in queen pgq pgboss ceiling; do pg_sql postgres "CREATE DATABASE $db" >/dev/null; done
+for db in queen pgq pgboss ceiling; do
+    pg_sql postgres "CREATE DATABASE $db" >/dev/null
+    pg_sql "$db" "CREATE EXTENSION pg_stat_statements" >/dev/null
+done
 
 # ---- measurement wrapper: runs a command, adds CPU seconds of PostgreSQL (and a pid) to the
 # JSON line it appended to RESULTS
@@ -124,12 +127,16 @@ measure() {  # system label extra_pid -- command...
     local system=$1 label=$2 extra=$3
     shift 4
     local p0 b0 m0 lines
+    # Backends that exited are counted once the postmaster has reaped them (its cutime): let
+    # those of the previous run settle before the first reading and after the command.
+    sleep 1
     p0=$(postgres_ticks "$PM"); b0=0; [[ -n $extra ]] && b0=$(proc_ticks "$extra")
     m0=$(machine_ticks)
     lines=$(wc -l <"$RESULTS")
     echo "-- $system $label: $*" >>"$WORK/commands.log"
     local rc=0
     "$@" >>"$WORK/output.log" 2>&1 || rc=$?
+    sleep 1
     local p1 b1 m1
     p1=$(postgres_ticks "$PM"); b1=0; [[ -n $extra ]] && b1=$(proc_ticks "$extra")
     m1=$(machine_ticks)
@@ -259,7 +266,16 @@ for peer in $PEERS; do
     esac
 done
 
+# Where PostgreSQL spent its time, per database: the statements with the most total time.
+for db in queen pgq pgboss; do
+    pg_sql "$db" "SELECT calls, round(total_exec_time::numeric) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
+                         rows, left(regexp_replace(query, '\s+', ' ', 'g'), 140) AS query
+                    FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+                   WHERE d.datname = '$db' ORDER BY total_exec_time DESC LIMIT 15" \
+        >"$WORK/pg_stat_statements-$db.txt" 2>/dev/null || true
+done
 print_table "$RESULTS"
+echo "statement profiles: $WORK/pg_stat_statements-*.txt (KEEP=1 keeps them)"
 echo "broker RSS over the queen scenarios: $RSS_START → $RSS_END KiB; JSON lines: $RESULTS"
 cp "$RESULTS" "${BENCH_RESULTS_OUT:-/dev/null}" 2>/dev/null || true
 failed=$(jq -s '[.[] | select(.exitStatus != 0)] | length' "$RESULTS")
