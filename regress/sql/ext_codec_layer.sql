@@ -37,7 +37,8 @@ SELECT status, "offset" FROM queen.send('layer', '{"again": true}', 'p',
     (SELECT transaction_id FROM queen.messages WHERE queue = 'layer' AND "offset" = 5));
 SELECT status, "offset" FROM queen.send('layer', '{"again": true}', 'p',
     (SELECT transaction_id FROM queen.messages WHERE queue = 'layer' AND "offset" = 25));
-SELECT d.idx, d.msg_offset FROM queen.dedup_probe((SELECT id FROM queen.log_partitions WHERE name = 'p'),
+SELECT d.idx, d.msg_offset FROM queen.dedup_probe(
+    (SELECT array_fill(id, ARRAY[3]) FROM queen.log_partitions WHERE name = 'p'),
     ARRAY[(SELECT transaction_id FROM queen.messages WHERE queue = 'layer' AND "offset" = 25), 'unknown', NULL]) d;
 -- the SQL API claims across raw and zstd segments
 SELECT "offset", payload->>'n' AS n FROM queen.claim('layer', 'g', 100, 'p') WHERE "offset" IN (1, 20, 21, 40, 41);

@@ -62,31 +62,13 @@ $$;
 COMMENT ON FUNCTION queen.decode_segment(bytea) IS
   'Frames of a segment (raw and, with queen_ext, zstd); without queen_ext the columns of a zstd segment are NULL but for idx.';
 
--- queen.dedup_probe(partition, txids): for each 1-based position of p_txids whose
--- transaction id has a row in queen.log_dedup for the partition, its stored offset and
--- createdAt (callers apply their dedup window). NULL elements match nothing.
-CREATE OR REPLACE FUNCTION queen.dedup_probe(p_partition_id bigint, p_txids text[])
-RETURNS TABLE(idx integer, msg_offset bigint, created_at timestamptz)
-LANGUAGE plpgsql STABLE PARALLEL SAFE
-AS $$
-BEGIN
-    IF to_regprocedure('queen_ext.dedup_probe(bigint,text[])') IS NOT NULL THEN
-        RETURN QUERY SELECT p.idx, p.msg_offset, p.created_at
-                       FROM queen_ext.dedup_probe(p_partition_id, p_txids) p;
-        RETURN;
-    END IF;
-    RETURN QUERY SELECT u.i::integer, d.msg_offset, d.created_at
-                   FROM unnest(p_txids) WITH ORDINALITY AS u(txid, i)
-                   JOIN queen.log_dedup d
-                     ON d.partition_id = p_partition_id AND d.transaction_id = u.txid;
-END
-$$;
-COMMENT ON FUNCTION queen.dedup_probe(bigint, text[]) IS
-  'Stored offset and createdAt of each transaction id of a batch found in the partition''s dedup index (one call per batch).';
-
--- queen.dedup_probe(partitions, txids): the same for ids of many partitions in one call
--- (p_partition_ids[i] pairs with p_txids[i]; a NULL in either gives no row), as a fused push
--- needs. queen_ext 1.2 probes them in C; older versions and stock PostgreSQL join in SQL.
+-- queen.dedup_probe(partitions, txids): for each 1-based position i whose (partition,
+-- transaction id) pair p_partition_ids[i], p_txids[i] has a row in queen.log_dedup, its
+-- stored offset and createdAt (callers apply their dedup window); a NULL in either array
+-- gives no row. One call serves a whole fused push. queen_ext 1.2 probes in C; older
+-- versions and stock PostgreSQL join in SQL.
+-- The single-partition form is not part of the layer (nothing calls it): drop it where present.
+DROP FUNCTION IF EXISTS queen.dedup_probe(bigint, text[]);
 CREATE OR REPLACE FUNCTION queen.dedup_probe(p_partition_ids bigint[], p_txids text[])
 RETURNS TABLE(idx integer, msg_offset bigint, created_at timestamptz)
 LANGUAGE plpgsql STABLE PARALLEL SAFE

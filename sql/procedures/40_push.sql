@@ -59,6 +59,10 @@ DECLARE
     v_lasts    bigint[];   -- per key, read under the row lock
     v_ats      timestamptz[];
     v_locked   integer;
+    v_rqueues  text[];     -- the item ranges of the keys (queen.push_key_ranges), once
+    v_rparts   text[];
+    v_rlos     integer[];
+    v_rhis     integer[];
 BEGIN
     IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
@@ -83,19 +87,22 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- The distinct keys with items, in lock order, and the ids of those that exist.
+    -- The item ranges of the keys that have items; then the distinct keys, in lock order,
+    -- and the ids of those that exist.
+    SELECT array_agg(r.queue), array_agg(r.part), array_agg(r.lo), array_agg(r.hi)
+      INTO v_rqueues, v_rparts, v_rlos, v_rhis
+      FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, v_n) r
+     WHERE r.hi >= r.lo;
+    IF v_rqueues IS NULL THEN
+        RETURN;
+    END IF;
     SELECT array_agg(kk.queue ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C"),
            array_agg(kk.part ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C"),
            array_agg(pt.id ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C")
       INTO v_queues, v_parts, v_pids
-      FROM (SELECT DISTINCT r.queue, r.part
-              FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, v_n) r
-             WHERE r.hi >= r.lo) kk
+      FROM (SELECT DISTINCT r.queue, r.part FROM unnest(v_rqueues, v_rparts) AS r(queue, part)) kk
       LEFT JOIN queen.queues q ON q.name = kk.queue
       LEFT JOIN queen.log_partitions pt ON pt.queue_id = q.id AND pt.name = kk.part;
-    IF v_queues IS NULL THEN
-        RETURN;
-    END IF;
 
     -- Lock every key's partition row in lock order (one statement: rows are locked in the
     -- order of its ORDER BY), creating missing queues and partitions first. A partition
@@ -136,7 +143,7 @@ BEGIN
     ), items AS MATERIALIZED (
         SELECT u.i::integer AS i, ky.ko, ky.pid, ky.last, ky.at, ky.win,
                u.txid, u.trace, u.producer, u.payload
-          FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, v_n) r
+          FROM unnest(v_rqueues, v_rparts, v_rlos, v_rhis) AS r(queue, part, lo, hi)
           JOIN keys ky ON ky.queue = r.queue AND ky.part = r.part
          CROSS JOIN LATERAL generate_series(r.lo, r.hi) AS g(i)
           JOIN unnest(p_txids, p_trace_ids, p_producers, p_payloads)
