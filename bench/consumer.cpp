@@ -2,6 +2,7 @@
 
 #include "ack_request.hpp"
 #include "pop_answer.hpp"
+#include "pop_step.hpp"
 #include "retry_policy.hpp"
 
 #include <boost/beast/http/verb.hpp>
@@ -68,47 +69,17 @@ asio::awaitable<void> run_consumer(const options& o, consumer_role role, http_cl
     const std::string ack_url = o.base_path + "/api/v1/ack/batch";
     const auto timeout =
         std::chrono::seconds(o.request_timeout_s) + std::chrono::milliseconds(o.wait ? o.wait_timeout_ms : 0);
-    const std::string no_body;
     std::unordered_map<std::string, std::uint32_t> partition_ids;  // cache of book.intern_partition
     std::vector<popped_message> batch;
     unsigned attempt = 0;
 
     while (!control.stopping() && book.completed() < book.expected()) {
         // ---- pop
-        const auto t0 = steady::now();
-        st.span.start(t0);
-        http_result res = co_await client.request(bhttp::verb::get, pop_url, no_body, timeout);
-        const auto t1 = steady::now();
-        if (control.stopping()) break;
-        if (!res.ok()) {
-            ++st.failed_requests;
-            if (!retryable(res)) {
-                control.stop(stop_reason::fatal, fmt::format("GET {} answered {}", pop_url, res.describe()));
-                break;
-            }
-            control.report_error("pop request failed, retrying", res.describe());
-            ++st.retries;
-            const auto pause = retry_backoff(res, attempt++);
-            co_await client.sleep(pause);
-            continue;
-        }
-        attempt = 0;
-        if (res.status == 204) {
-            ++st.empty_pops;
-            st.pop_empty.add(t1 - t0);
-            const auto pause = std::chrono::milliseconds(o.idle_sleep_ms);
-            if (!o.wait) co_await client.sleep(pause);
-            continue;
-        }
-        const std::int64_t received_us = wall_us();
-        st.pop.add(t1 - t0);
-        ++st.pops;
-        st.bytes_received += res.body.size();
-        if (!parse_pop_answer(res.body, batch)) {
-            control.stop(stop_reason::fatal, fmt::format("GET {} answered {} with an unexpected body: {}", pop_url,
-                                                         res.status, res.body.substr(0, 300)));
-            break;
-        }
+        std::int64_t received_us = 0;
+        const pop_step step =
+            co_await pop_once(o, client, pop_url, timeout, control, st, attempt, "pop request", batch, received_us);
+        if (step == pop_step::stop) break;
+        if (step != pop_step::messages) continue;
         const std::uint64_t first_deliveries = record_deliveries(batch, received_us, book, partition_ids, control, st);
 
         // ---- ack

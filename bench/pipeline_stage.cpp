@@ -4,6 +4,7 @@
 #include "consumer.hpp"
 #include "forward_transaction.hpp"
 #include "pop_answer.hpp"
+#include "pop_step.hpp"
 #include "retry_policy.hpp"
 #include "roles.hpp"
 
@@ -73,46 +74,17 @@ asio::awaitable<void> run_stage_worker(const options& o, std::size_t stage, http
     const std::string next_queue = stage_queue(o, stage + 1);
     const auto timeout =
         std::chrono::seconds(o.request_timeout_s) + std::chrono::milliseconds(o.wait ? o.wait_timeout_ms : 0);
-    const std::string no_body;
     std::vector<popped_message> batch;
     std::uint64_t sent_transactions = 0;
     unsigned attempt = 0;
 
     while (!control.stopping() && progress.forwarded(stage) < o.messages) {
         // ---- pop
-        const auto t0 = steady::now();
-        st.span.start(t0);
-        http_result res = co_await client.request(bhttp::verb::get, pop_url, no_body, timeout);
-        const auto t1 = steady::now();
-        if (control.stopping()) break;
-        if (!res.ok()) {
-            ++st.failed_requests;
-            if (!retryable(res)) {
-                control.stop(stop_reason::fatal, fmt::format("GET {} answered {}", pop_url, res.describe()));
-                break;
-            }
-            control.report_error("stage pop failed, retrying", res.describe());
-            ++st.retries;
-            const auto pause = retry_backoff(res, attempt++);
-            co_await client.sleep(pause);
-            continue;
-        }
-        attempt = 0;
-        if (res.status == 204) {
-            ++st.empty_pops;
-            st.pop_empty.add(t1 - t0);
-            const auto pause = std::chrono::milliseconds(o.idle_sleep_ms);
-            if (!o.wait) co_await client.sleep(pause);
-            continue;
-        }
-        st.pop.add(t1 - t0);
-        ++st.pops;
-        st.bytes_received += res.body.size();
-        if (!parse_pop_answer(res.body, batch)) {
-            control.stop(stop_reason::fatal, fmt::format("GET {} answered {} with an unexpected body: {}", pop_url,
-                                                         res.status, res.body.substr(0, 300)));
-            break;
-        }
+        std::int64_t received_us = 0;
+        const pop_step step =
+            co_await pop_once(o, client, pop_url, timeout, control, st, attempt, "stage pop", batch, received_us);
+        if (step == pop_step::stop) break;
+        if (step != pop_step::messages) continue;
         if (batch.empty()) continue;
         st.messages += batch.size();
         for (const auto& m : batch)
