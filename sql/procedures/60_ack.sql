@@ -53,6 +53,11 @@ BEGIN
        OR cardinality(p_statuses) <> v_n OR cardinality(p_errors) <> v_n THEN
         RAISE EXCEPTION 'ack: arrays differ in length' USING ERRCODE = '22023';
     END IF;
+    IF 'completed' = ALL (p_statuses) THEN
+        -- Only completions: the set-based form (61_ack_completed.sql).
+        RETURN QUERY SELECT * FROM queen.ack_completed(p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids);
+        RETURN;
+    END IF;
     o_off := array_fill(NULL::bigint, ARRAY[v_n]);
     o_state := array_fill('unknown'::text, ARRAY[v_n]);
     o_dlq := array_fill(false, ARRAY[v_n]);

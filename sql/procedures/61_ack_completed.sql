@@ -1,0 +1,90 @@
+-- queen.ack_completed: queen.ack for a call whose acks are all 'completed' (the common
+-- case: a consumer acking what it processed), set-based: one statement locks the cursors,
+-- one resolves, classifies, moves the cursors and answers, whatever the number of acks.
+-- Same inputs, outputs and rules as queen.ack (60_ack.sql), which calls it; with only
+-- completions the walk there reduces to: the cursor moves to the highest acked offset of
+-- the live span, attempts below it are forgotten, the lease is released once the cursor
+-- reaches its end. Statuses are not checked here: queen.ack only calls it when every
+-- status is 'completed'.
+-- Lock order: cursor rows FOR UPDATE in partition id order, as queen.ack.
+
+CREATE OR REPLACE FUNCTION queen.ack_completed(
+    p_group text, p_partition_ids bigint[], p_txids text[], p_offsets bigint[], p_lease_ids uuid[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM 1 FROM queen.log_consumers lc
+     WHERE lc.consumer_group = p_group AND lc.partition_id = ANY (p_partition_ids)
+     ORDER BY lc.partition_id
+       FOR UPDATE;
+
+    -- A new statement, so its snapshot sees the cursors as locked.
+    RETURN QUERY
+    WITH acks AS (
+        SELECT u.i::integer AS i, u.pid, u.txid, u.off AS given, u.lease
+          FROM unnest(p_partition_ids, p_txids, p_offsets, p_lease_ids)
+               WITH ORDINALITY AS u(pid, txid, off, lease, i)
+    ), cursors AS MATERIALIZED (
+        SELECT lc.partition_id AS pid, lc.committed, lc.lease_id, lc.lease_end, lc.attempts_offset,
+               coalesce(lc.lease_id IS NOT NULL AND lc.lease_expires_at > now(), false) AS live, qu.name AS qname
+          FROM queen.log_consumers lc
+          JOIN queen.queues qu ON qu.id = lc.queue_id
+         WHERE lc.consumer_group = p_group AND lc.partition_id = ANY (p_partition_ids)
+    ), resolved AS MATERIALIZED (
+        -- An ack by transaction id: its dedup row when that offset is committed or inside
+        -- the live span (a reused id elsewhere does not count), else a search of the span.
+        SELECT a.i, a.pid, a.lease, c.pid IS NOT NULL AS has_cursor, c.committed, c.lease_id AS cur_lease,
+               c.lease_end, c.live, c.qname,
+               CASE WHEN c.pid IS NULL THEN NULL
+                    WHEN a.given IS NOT NULL THEN a.given
+                    ELSE coalesce(
+                        (SELECT d.msg_offset FROM queen.log_dedup d
+                          WHERE d.partition_id = a.pid AND d.transaction_id = a.txid
+                            AND (d.msg_offset <= c.committed OR (c.live AND d.msg_offset <= c.lease_end))),
+                        CASE WHEN c.live THEN queen.find_in_span(a.pid, c.committed, c.lease_end, a.txid) END)
+               END AS off
+          FROM acks a
+          LEFT JOIN cursors c ON c.pid = a.pid
+    ), classified AS MATERIALIZED (
+        SELECT r.*,
+               CASE WHEN NOT r.has_cursor OR r.off IS NULL THEN 'unresolvable'
+                    WHEN r.off <= r.committed THEN 'noop'
+                    WHEN r.live AND r.off <= r.lease_end AND (r.lease IS NULL OR r.lease = r.cur_lease) THEN 'signal'
+                    ELSE 'unresolvable'
+               END AS state
+          FROM resolved r
+    ), moved AS MATERIALIZED (
+        SELECT c.pid, c.live, x.top,
+               greatest(c.committed, x.top) AS new_committed,
+               c.live AND greatest(c.committed, x.top) >= c.lease_end AS released
+          FROM cursors c
+          LEFT JOIN (SELECT k.pid, max(k.off) AS top FROM classified k
+                      WHERE k.state = 'signal' GROUP BY k.pid) x ON x.pid = c.pid
+    ), updated AS (
+        UPDATE queen.log_consumers lc
+           SET committed = m.new_committed,
+               attempts = CASE WHEN lc.attempts_offset <= m.new_committed THEN 0 ELSE lc.attempts END,
+               attempts_offset = CASE WHEN lc.attempts_offset <= m.new_committed THEN 0 ELSE lc.attempts_offset END,
+               lease_counted = CASE WHEN m.released THEN false ELSE lc.lease_counted END,
+               lease_id = CASE WHEN m.released THEN NULL ELSE lc.lease_id END,
+               lease_end = CASE WHEN m.released THEN NULL ELSE lc.lease_end END,
+               lease_expires_at = CASE WHEN m.released THEN NULL ELSE lc.lease_expires_at END,
+               retry_at = NULL
+          FROM moved m
+         WHERE lc.partition_id = m.pid AND lc.consumer_group = p_group
+        RETURNING 1
+    )
+    SELECT k.i, k.state IN ('noop', 'signal'), k.off, k.state = 'noop', false,
+           CASE WHEN k.has_cursor THEN m.released OR NOT m.live ELSE true END,
+           CASE WHEN k.state IN ('noop', 'signal') THEN NULL ELSE 'unresolvable' END,
+           k.qname
+      FROM classified k
+      LEFT JOIN moved m ON m.pid = k.pid
+     ORDER BY NOT k.has_cursor, k.pid, k.i;
+END;
+$$;
+COMMENT ON FUNCTION queen.ack_completed(text, bigint[], text[], bigint[], uuid[]) IS
+  'queen.ack for calls of completions only, set-based: cursors move to the highest acked offset of the live span.';
