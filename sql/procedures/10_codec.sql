@@ -104,8 +104,45 @@ AS $fn$ SELECT (queen.segment_header(p_body)).frame_count $fn$;
 COMMENT ON FUNCTION queen.segment_frame_count(bytea) IS
 'Number of frames (messages) of a v1 segment, from its header, which is checked; a corrupt one raises XX001.';
 
--- Builds a raw segment in one set-based pass: unnest WITH ORDINALITY, one bytea expression
--- per frame, string_agg in ordinal order. Arguments are checked in the same pass and the
+-- One frame of a raw segment: length, created_at (p_ts: int8send of its microseconds),
+-- transaction id, trace flag and id, producer (absent: length 0xffff), payload. Checks
+-- nothing (segment_pack_raw and queen.push check their arguments first). A single SQL
+-- expression, so the planner inlines it into the statement that packs many frames at once.
+CREATE OR REPLACE FUNCTION queen.segment_frame(p_ts bytea, p_txid text, p_trace uuid,
+                                               p_producer text, p_payload text)
+RETURNS bytea
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $fn$
+    SELECT int4send(17 + octet_length(convert_to(p_txid, 'UTF8'))
+                    + coalesce(octet_length(convert_to(p_producer, 'UTF8')), 0)
+                    + octet_length(convert_to(p_payload, 'UTF8'))
+                    + CASE WHEN p_trace IS NULL THEN 0 ELSE 16 END)
+           || p_ts
+           || int2send(least(octet_length(convert_to(p_txid, 'UTF8')), 32767)::int2) || convert_to(p_txid, 'UTF8')
+           || CASE WHEN p_trace IS NULL THEN '\x00'::bytea ELSE '\x01'::bytea || uuid_send(p_trace) END
+           || CASE WHEN p_producer IS NULL THEN '\xffff'::bytea
+                   ELSE int2send(least(octet_length(convert_to(p_producer, 'UTF8')), 32767)::int2)
+                        || convert_to(p_producer, 'UTF8') END
+           || int4send(octet_length(convert_to(p_payload, 'UTF8'))) || convert_to(p_payload, 'UTF8')
+$fn$;
+
+COMMENT ON FUNCTION queen.segment_frame(bytea, text, uuid, text, text) IS
+'One raw frame (bytes as the C encoder writes them) from its fields; p_ts is int8send of created_at in microseconds since 1970. Unchecked: callers check lengths first.';
+
+-- A raw segment from its frame count and concatenated frames: the 16-byte header, then
+-- the frames (magic "QSEG", version 1, codec raw, flags 0, count, raw length).
+CREATE OR REPLACE FUNCTION queen.segment_raw(p_count int, p_frames bytea)
+RETURNS bytea
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $fn$
+    SELECT '\x5153454701000000'::bytea || int4send(p_count) || int4send(octet_length(p_frames)) || p_frames
+$fn$;
+
+COMMENT ON FUNCTION queen.segment_raw(int, bytea) IS
+'A raw v1 segment: header for p_count frames, then the concatenated frames p_frames.';
+
+-- Builds a raw segment in one set-based pass: unnest WITH ORDINALITY, one frame
+-- (queen.segment_frame) per element, string_agg in ordinal order. Arguments are checked in the same pass and the
 -- first bad element is reported after it.
 CREATE OR REPLACE FUNCTION queen.segment_pack_raw(p_created_at timestamptz, p_txids text[],
                                                   p_trace_ids uuid[], p_producers text[],
@@ -118,7 +155,6 @@ DECLARE
     v_us       numeric;
     v_ts       bytea;
     v_count    int;
-    v_raw      bigint;
     v_frames   bytea;
     v_bad_txid bigint;
     v_bad_prod bigint;
@@ -150,30 +186,13 @@ BEGIN
     v_ts := int8send(v_us::bigint);
 
     SELECT count(*)::int,
-           sum(octet_length(f.frame)),
-           string_agg(f.frame, ''::bytea ORDER BY f.ord),
-           min(f.ord) FILTER (WHERE f.t IS NULL OR octet_length(f.t) NOT BETWEEN 1 AND 255),
-           min(f.ord) FILTER (WHERE octet_length(f.p) > 1024),
-           min(f.ord) FILTER (WHERE f.b IS NULL)
-      INTO v_count, v_raw, v_frames, v_bad_txid, v_bad_prod, v_bad_pay
-      FROM (SELECT e.ord, e.t, e.p, e.b,
-                   int4send(17 + octet_length(e.t) + coalesce(octet_length(e.p), 0)
-                            + octet_length(e.b)
-                            + CASE WHEN e.trace IS NULL THEN 0 ELSE 16 END)
-                   || v_ts
-                   || int2send(least(octet_length(e.t), 32767)::int2) || e.t
-                   || CASE WHEN e.trace IS NULL THEN decode('00', 'hex')
-                           ELSE decode('01', 'hex') || uuid_send(e.trace) END
-                   || CASE WHEN e.p IS NULL THEN decode('ffff', 'hex')
-                           ELSE int2send(least(octet_length(e.p), 32767)::int2) || e.p END
-                   || int4send(octet_length(e.b)) || e.b AS frame
-              FROM (SELECT u.ord,
-                           convert_to(u.txid, 'UTF8') AS t,
-                           u.trace,
-                           convert_to(u.producer, 'UTF8') AS p,
-                           convert_to(u.payload, 'UTF8') AS b
-                      FROM unnest(p_txids, p_trace_ids, p_producers, p_payloads)
-                           WITH ORDINALITY AS u(txid, trace, producer, payload, ord)) e) f;
+           string_agg(queen.segment_frame(v_ts, u.txid, u.trace, u.producer, u.payload), ''::bytea ORDER BY u.ord),
+           min(u.ord) FILTER (WHERE u.txid IS NULL OR octet_length(convert_to(u.txid, 'UTF8')) NOT BETWEEN 1 AND 255),
+           min(u.ord) FILTER (WHERE octet_length(convert_to(u.producer, 'UTF8')) > 1024),
+           min(u.ord) FILTER (WHERE u.payload IS NULL)
+      INTO v_count, v_frames, v_bad_txid, v_bad_prod, v_bad_pay
+      FROM unnest(p_txids, p_trace_ids, p_producers, p_payloads)
+           WITH ORDINALITY AS u(txid, trace, producer, payload, ord);
 
     IF v_bad_txid IS NOT NULL THEN
         RAISE EXCEPTION 'segment_pack_raw: transaction id % must be 1..255 bytes', v_bad_txid
@@ -188,8 +207,7 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
 
-    RETURN decode('5153454701000000', 'hex')  -- magic "QSEG", version 1, codec raw, flags 0
-           || int4send(v_count) || int4send(v_raw::int) || v_frames;
+    RETURN queen.segment_raw(v_count, v_frames);
 END
 $fn$;
 

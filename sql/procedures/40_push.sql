@@ -63,11 +63,19 @@ DECLARE
     v_rparts   text[];
     v_rlos     integer[];
     v_rhis     integer[];
+    v_ext      boolean := queen.codec_extension() IS NOT NULL;  -- pack with queen_ext
 BEGIN
     IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
        OR cardinality(p_txids) <> cardinality(p_payloads) THEN
         RAISE EXCEPTION 'push: item arrays differ in length' USING ERRCODE = '22023';
+    END IF;
+
+    -- Frames are packed inline below, unchecked: a bad element is reported by the packer.
+    IF EXISTS (SELECT 1 FROM unnest(p_txids, p_producers, p_payloads) AS u(txid, producer, payload)
+                WHERE u.txid IS NULL OR octet_length(convert_to(u.txid, 'UTF8')) NOT BETWEEN 1 AND 255
+                   OR octet_length(convert_to(u.producer, 'UTF8')) > 1024 OR u.payload IS NULL) THEN
+        PERFORM queen.segment_pack_raw(now(), p_txids, p_trace_ids, p_producers, p_payloads);
     END IF;
 
     -- Back-pressure: a queue with maxSize > 0 takes no push that would bring the messages
@@ -138,10 +146,11 @@ BEGIN
     -- rows, partition counters, one answer per item.
     RETURN QUERY
     WITH keys AS MATERIALIZED (
-        SELECT * FROM unnest(v_queues, v_parts, v_pids, v_lasts, v_ats, v_windows)
-                      WITH ORDINALITY AS x(queue, part, pid, last, at, win, ko)
+        SELECT x.*, int8send((extract(epoch FROM x.at) * 1000000)::bigint) AS ts  -- a frame's created_at
+          FROM unnest(v_queues, v_parts, v_pids, v_lasts, v_ats, v_windows)
+               WITH ORDINALITY AS x(queue, part, pid, last, at, win, ko)
     ), items AS MATERIALIZED (
-        SELECT u.i::integer AS i, ky.ko, ky.pid, ky.last, ky.at, ky.win,
+        SELECT u.i::integer AS i, ky.ko, ky.pid, ky.last, ky.at, ky.ts, ky.win,
                u.txid, u.trace, u.producer, u.payload
           FROM unnest(v_rqueues, v_rparts, v_rlos, v_rhis) AS r(queue, part, lo, hi)
           JOIN keys ky ON ky.queue = r.queue AND ky.part = r.part
@@ -167,7 +176,7 @@ BEGIN
                    OVER (PARTITION BY r.ko ORDER BY r.i) AS new_rank
           FROM ranked r
     ), resolved AS MATERIALIZED (
-        SELECT n.i, n.ko, n.pid, n.last, n.at, n.win, n.txid, n.trace, n.producer, n.payload, n.is_new,
+        SELECT n.i, n.ko, n.pid, n.last, n.at, n.ts, n.win, n.txid, n.trace, n.producer, n.payload, n.is_new,
                CASE WHEN n.win = 0 THEN n.last + n.new_rank
                     WHEN n.old_offset IS NOT NULL THEN n.old_offset
                     ELSE n.last + first_value(n.new_rank) OVER (PARTITION BY n.ko, n.txid ORDER BY n.i)
@@ -177,8 +186,18 @@ BEGIN
         INSERT INTO queen.log_segments (partition_id, first_offset, last_offset, codec, created_at, body)
         SELECT sg.pid, sg.last + 1, sg.last + sg.cnt, get_byte(sg.body, 5), sg.at, sg.body
           FROM (SELECT r.pid, r.last, r.at, count(*) AS cnt,
-                       queen.pack_segment(r.at, array_agg(r.txid ORDER BY r.i), array_agg(r.trace ORDER BY r.i),
-                                          array_agg(r.producer ORDER BY r.i), array_agg(r.payload ORDER BY r.i)) AS body
+                       -- Stock: the frames inline (no function call per segment); queen_ext:
+                       -- its packer (zstd). FILTER keeps the other path's aggregates empty.
+                       CASE WHEN v_ext
+                            THEN queen.pack_segment(r.at,
+                                     array_agg(r.txid ORDER BY r.i) FILTER (WHERE v_ext),
+                                     array_agg(r.trace ORDER BY r.i) FILTER (WHERE v_ext),
+                                     array_agg(r.producer ORDER BY r.i) FILTER (WHERE v_ext),
+                                     array_agg(r.payload ORDER BY r.i) FILTER (WHERE v_ext))
+                            ELSE queen.segment_raw(count(*)::int,
+                                     string_agg(queen.segment_frame(r.ts, r.txid, r.trace, r.producer, r.payload),
+                                                ''::bytea ORDER BY r.i) FILTER (WHERE NOT v_ext))
+                       END AS body
                   FROM resolved r
                  WHERE r.is_new
                  GROUP BY r.ko, r.pid, r.last, r.at) sg
