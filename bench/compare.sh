@@ -12,12 +12,14 @@
 #                           d c over 1/100/10,000/100,000 partitions, e fan-out to 10 groups,
 #                           f 4-stage ordered pipeline over 1,000 partitions, g latency at a
 #                           fixed moderate rate)
-#   PEERS ["pgq pgboss"]    peers to run (installed from the package registries when missing)
+#   PEERS ["pgq pgboss"]    peers to run (installed from the package registries when missing;
+#                           empty: none)
 #   CEILINGS [1]            0 skips pg_test_fsync and the pgbench raw-insert ceiling
 #   EXTENSION [off]         on: CREATE EXTENSION queen_ext in the broker's database
 #   FANOUT_MESSAGES [N/10]  PIPELINE_MESSAGES [N/4]  RATE [2000]  RATE_MESSAGES [RATE × 20]
 #   PARTITIONS_LIST ["1 100 10000 100000"]
 #   KEEP [0]                1 keeps the work directory (logs, JSON lines)
+#   PROFILE_ROWS [15]       statements kept per database in the pg_stat_statements profiles
 # Every line of the table states its conditions; JSON lines are in WORK/results.jsonl.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -29,7 +31,7 @@ source "$ROOT/bench/lib/postgres.sh"
 
 N=${MESSAGES:-200000}
 SCENARIOS=${SCENARIOS:-"a b c d e f g"}
-PEERS=${PEERS:-"pgq pgboss"}
+PEERS=${PEERS-"pgq pgboss"}
 CEILINGS=${CEILINGS:-1}
 EXTENSION=${EXTENSION:-off}
 FANOUT_MESSAGES=${FANOUT_MESSAGES:-$((N / 10))}
@@ -271,7 +273,7 @@ for db in queen pgq pgboss; do
     pg_sql "$db" "SELECT calls, round(total_exec_time::numeric) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
                          rows, left(regexp_replace(query, '\s+', ' ', 'g'), 140) AS query
                     FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-                   WHERE d.datname = '$db' ORDER BY total_exec_time DESC LIMIT 15" \
+                   WHERE d.datname = '$db' ORDER BY total_exec_time DESC LIMIT ${PROFILE_ROWS:-15}" \
         >"$WORK/pg_stat_statements-$db.txt" 2>/dev/null || true
 done
 print_table "$RESULTS"
