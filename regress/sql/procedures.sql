@@ -73,6 +73,11 @@ SELECT options->>'leaseTime' AS lease FROM queen.configure('orders', NULL, NULL,
 -- bad calls are refused with a clear error
 SELECT * FROM queen.push(ARRAY['q'], ARRAY['p'], ARRAY[2], ARRAY['a'], ARRAY[NULL]::uuid[], ARRAY[NULL]::text[], ARRAY['1']);
 SELECT * FROM queen.pop('orders', NULL, 'g', 0, 1, false, true, NULL);
+-- a bad element is named and nothing of the call is stored (frames are packed unchecked)
+SELECT * FROM queen.push(ARRAY['orders'], ARRAY['p9'], ARRAY[2], ARRAY['ok', repeat('x', 256)], ARRAY[NULL,NULL]::uuid[], ARRAY[NULL,NULL]::text[], ARRAY['1','2']);
+SELECT * FROM queen.push(ARRAY['orders'], ARRAY['p9'], ARRAY[2], ARRAY['ok', 'ok2'], ARRAY[NULL,NULL]::uuid[], ARRAY[NULL, repeat('p', 1025)], ARRAY['1','2']);
+SELECT * FROM queen.push(ARRAY['orders'], ARRAY['p9'], ARRAY[2], ARRAY['ok', 'ok2'], ARRAY[NULL,NULL]::uuid[], ARRAY[NULL,NULL]::text[], ARRAY['1',NULL]);
+SELECT count(*) AS p9 FROM queen.log_partitions WHERE name = 'p9';
 
 -- delete removes everything of the queue
 SELECT queen.delete_queue('orders'), queen.delete_queue('orders');
