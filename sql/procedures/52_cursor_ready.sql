@@ -6,11 +6,13 @@
 -- Who keeps it right:
 --   * every change of committed, and every new cursor: the trigger below recomputes it, in a
 --     fresh snapshot, while the statement holds the cursor row;
---   * every push (queen.push, DLQ requeue): sets it where it is NULL, for every cursor of
---     each partition that got messages, writing every such cursor row. That write is what
---     makes the two agree: a push either updates the row first (then the acknowledgement,
---     which locks the row, waits for the push's commit and sees its messages), or waits for
---     the acknowledgement's commit and then sets it, re-reading the row;
+--   * every push (queen.push, DLQ requeue): locks every cursor of each partition that got
+--     messages and sets ready_at where it is NULL. That lock is what makes the two agree: a
+--     push either locks the row first (then the acknowledgement, whose update waits for the
+--     push's commit, recomputes ready_at in a snapshot that sees its messages), or waits for
+--     the acknowledgement's commit and then reads the row as that left it; a cursor that
+--     already has a ready_at keeps it (the push's messages are newer), so only cursors
+--     without one are written;
 --   * a group's registration waits for in-flight pushes to its queue's partitions
 --     (queen.register_group) and then computes it;
 --   * housekeeping repairs any cursor with waiting messages and no ready_at (safety net).
@@ -49,23 +51,26 @@ CREATE OR REPLACE TRIGGER log_consumers_ready_on_commit
 
 -- queen.mark_ready(partitions, created_ats): after a push stored messages in these
 -- partitions, every cursor of each gets ready_at where it had none. Every cursor row of
--- those partitions is written (see above why); rows are taken in (partition, group) order.
+-- those partitions is locked (see above why), in (partition, group) order; only those
+-- without a ready_at, as read under the lock, are written.
 CREATE OR REPLACE FUNCTION queen.mark_ready(p_partition_ids bigint[], p_created_ats timestamptz[])
 RETURNS void
 LANGUAGE sql
 AS $$
     WITH m AS (
         SELECT u.pid, min(u.at) AS at FROM unnest(p_partition_ids, p_created_ats) AS u(pid, at) GROUP BY u.pid
-    ), locked AS (
-        SELECT lc.partition_id, lc.consumer_group, m.at
+    ), locked AS MATERIALIZED (
+        -- FOR UPDATE yields each row as the last transaction that held it left it.
+        SELECT lc.partition_id, lc.consumer_group, lc.ready_at, m.at
           FROM queen.log_consumers lc JOIN m ON m.pid = lc.partition_id
          ORDER BY lc.partition_id, lc.consumer_group
            FOR UPDATE OF lc
     )
     UPDATE queen.log_consumers lc
-       SET ready_at = coalesce(lc.ready_at, l.at)
+       SET ready_at = l.at
       FROM locked l
      WHERE lc.partition_id = l.partition_id AND lc.consumer_group = l.consumer_group
+       AND l.ready_at IS NULL
 $$;
 COMMENT ON FUNCTION queen.mark_ready(bigint[], timestamptz[]) IS
   'Gives every cursor of partitions that just got messages a ready_at where it had none.';
