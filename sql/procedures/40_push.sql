@@ -47,6 +47,9 @@ CREATE OR REPLACE FUNCTION queen.push(
     p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
 RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
 LANGUAGE plpgsql
+-- Key lookups only: a plan cached while a table was small must not scan it whole once it
+-- has grown (docs/architecture.md, "Plans that stay right").
+SET enable_seqscan = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -104,13 +107,18 @@ BEGIN
     IF v_rqueues IS NULL THEN
         RETURN;
     END IF;
+    -- A partition is found by a lookup of its own, on both columns of its unique key: as
+    -- a join, a plan cached while the queue had few partitions found partitions by queue
+    -- alone and filtered by name, reading every partition of the queue once it had
+    -- thousands (230 ms a call at 10,000 partitions).
     SELECT array_agg(kk.queue ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C"),
            array_agg(kk.part ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C"),
-           array_agg(pt.id ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C")
+           array_agg((SELECT pt.id FROM queen.log_partitions pt
+                       WHERE pt.queue_id = (SELECT q.id FROM queen.queues q WHERE q.name = kk.queue)
+                         AND pt.name = kk.part)
+                     ORDER BY kk.queue COLLATE "C", kk.part COLLATE "C")
       INTO v_queues, v_parts, v_pids
-      FROM (SELECT DISTINCT r.queue, r.part FROM unnest(v_rqueues, v_rparts) AS r(queue, part)) kk
-      LEFT JOIN queen.queues q ON q.name = kk.queue
-      LEFT JOIN queen.log_partitions pt ON pt.queue_id = q.id AND pt.name = kk.part;
+      FROM (SELECT DISTINCT r.queue, r.part FROM unnest(v_rqueues, v_rparts) AS r(queue, part)) kk;
 
     -- Lock every key's partition row in lock order (one statement: rows are locked in the
     -- order of its ORDER BY), creating missing queues and partitions first. A partition

@@ -24,6 +24,9 @@ CREATE OR REPLACE FUNCTION queen.pop(
 RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
               span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea)
 LANGUAGE plpgsql
+-- Key lookups only: a plan cached while a table was small must not scan it whole once it
+-- has grown (docs/architecture.md, "Plans that stay right").
+SET enable_seqscan = off
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -13,6 +13,9 @@ CREATE OR REPLACE FUNCTION queen.ack_completed(
 RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
               lease_released boolean, error text, queue_name text)
 LANGUAGE plpgsql
+-- Key lookups only: a plan cached while a table was small must not scan it whole once it
+-- has grown (docs/architecture.md, "Plans that stay right").
+SET enable_seqscan = off
 AS $$
 #variable_conflict use_column
 BEGIN
