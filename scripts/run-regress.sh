@@ -57,21 +57,11 @@ for d in "$ROOT"/regress/*/; do
   case "$(basename "$d")" in sql | expected | results) ;; *) cp -r "$d" "$WORK/" ;; esac
 done
 
-# The schema, exactly as the broker applies it: migrations, then procedures, by name.
+# The schema, exactly as the broker applies it.
+# shellcheck source=scripts/lib/schema.sh
+source "$ROOT/scripts/lib/schema.sh"
 schema="$WORK/schema.sql"
-: >"$schema"
-while IFS= read -r f; do
-  [[ -z "$f" ]] && continue
-  {
-    printf -- '-- %s\n' "${f#"$ROOT"/}"
-    cat "$f"
-    # A file whose last statement lacks its semicolon must not run into the next file.
-    printf '\n;\n'
-  } >>"$schema"
-done < <(
-  for f in "$ROOT"/sql/migrations/*.sql; do echo "$f"; done | LC_ALL=C sort
-  for f in "$ROOT"/sql/procedures/*.sql; do echo "$f"; done | LC_ALL=C sort
-)
+write_schema "$ROOT" "$schema"
 
 # pg_regress runs `psql -a -q`: the lines of this file are echoed until ECHO is turned off,
 # and the schema itself is applied silently (NOTICEs suppressed), stopping at the first error.
