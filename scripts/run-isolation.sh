@@ -7,24 +7,18 @@
 # * Tests: every regress/isolation/specs/*.spec (sorted by name), compared with
 #   regress/isolation/expected/<name>.out.
 # * Server: initdb into a temporary directory, listening only on a unix socket there; the
-#   schema (scripts/lib/schema.sh) is loaded into database `isolation_queen`, which the specs
+#   schema (write_schema, scripts/lib/pg_suite.sh) is loaded into database `isolation_queen`, which the specs
 #   use (pg_isolation_regress --use-existing). As root the server runs as `postgres`.
 # * Results (regression.diffs, regression.out, results/) are copied to BUILD_DIR/isolation.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD_DIR="${1:?usage: $0 BUILD_DIR}"
-mkdir -p "$BUILD_DIR"
-BUILD_DIR="$(cd "$BUILD_DIR" && pwd)"
+# shellcheck source=scripts/lib/pg_suite.sh
+source "$ROOT/scripts/lib/pg_suite.sh"
+BUILD_DIR="$(suite_build_dir "${1:?usage: $0 BUILD_DIR}")"
 
-PG_BINDIR="${PG_BINDIR:-/usr/lib/postgresql/15/bin}"
-PG_ISOLATION="${PG_ISOLATION:-/usr/lib/postgresql/15/lib/pgxs/src/test/isolation/pg_isolation_regress}"
-for f in "$PG_ISOLATION" "$PG_BINDIR/postgres" "$PG_BINDIR/initdb" "$PG_BINDIR/pg_ctl" "$PG_BINDIR/psql"; do
-  if [[ ! -x "$f" ]]; then
-    echo "run-isolation: $f not found (apt-get install postgresql-15 postgresql-server-dev-15)" >&2
-    exit 2
-  fi
-done
+PG_ISOLATION="${PG_ISOLATION:-$PG_PGXS_TEST/isolation/pg_isolation_regress}"
+require_pg_tools run-isolation "$PG_ISOLATION" "$PG_BINDIR/postgres" "$PG_BINDIR/initdb" "$PG_BINDIR/pg_ctl" "$PG_BINDIR/psql"
 
 tests=()
 while IFS= read -r name; do
@@ -50,8 +44,6 @@ cleanup() {
 trap cleanup EXIT
 mkdir -p "$WORK/in" "$WORK/out"
 cp -r "$ROOT/regress/isolation/specs" "$ROOT/regress/isolation/expected" "$WORK/in/"
-# shellcheck source=scripts/lib/schema.sh
-source "$ROOT/scripts/lib/schema.sh"
 write_schema "$ROOT" "$WORK/schema.sql"
 [[ $(id -u) -eq 0 ]] && chown -R postgres: "$WORK"
 

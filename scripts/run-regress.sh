@@ -15,19 +15,13 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD_DIR="${1:?usage: $0 BUILD_DIR}"
-mkdir -p "$BUILD_DIR"
-BUILD_DIR="$(cd "$BUILD_DIR" && pwd)"
+# shellcheck source=scripts/lib/pg_suite.sh
+source "$ROOT/scripts/lib/pg_suite.sh"
+BUILD_DIR="$(suite_build_dir "${1:?usage: $0 BUILD_DIR}")"
 
-PG_BINDIR="${PG_BINDIR:-/usr/lib/postgresql/15/bin}"
-PG_REGRESS="${PG_REGRESS:-/usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress}"
+PG_REGRESS="${PG_REGRESS:-$PG_PGXS_TEST/regress/pg_regress}"
 SETUP_TEST=_load_schema
-for f in "$PG_REGRESS" "$PG_BINDIR/postgres" "$PG_BINDIR/initdb" "$PG_BINDIR/psql"; do
-  if [[ ! -x "$f" ]]; then
-    echo "run-regress: $f not found (apt-get install postgresql-15 postgresql-server-dev-15)" >&2
-    exit 2
-  fi
-done
+require_pg_tools run-regress "$PG_REGRESS" "$PG_BINDIR/postgres" "$PG_BINDIR/initdb" "$PG_BINDIR/psql"
 
 shopt -s nullglob
 tests=()
@@ -58,8 +52,6 @@ for d in "$ROOT"/regress/*/; do
 done
 
 # The schema, exactly as the broker applies it.
-# shellcheck source=scripts/lib/schema.sh
-source "$ROOT/scripts/lib/schema.sh"
 schema="$WORK/schema.sql"
 write_schema "$ROOT" "$schema"
 
