@@ -1,5 +1,7 @@
 #include "crypto/payload_cipher.hpp"
 
+#include "core/hex_digit.hpp"
+
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -21,13 +23,6 @@ ctx_ptr new_ctx() {
     ctx_ptr ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
     if (!ctx) throw std::runtime_error("EVP_CIPHER_CTX_new failed");
     return ctx;
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
 }
 
 std::string base64(const std::vector<std::uint8_t>& bytes) {
@@ -55,7 +50,7 @@ std::optional<payload_cipher> payload_cipher::from_hex_key(std::string_view hex)
     if (hex.size() != 64) return std::nullopt;
     payload_cipher c;
     for (std::size_t i = 0; i < 32; ++i) {
-        int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+        int hi = core::hex_digit_value(hex[2 * i]), lo = core::hex_digit_value(hex[2 * i + 1]);
         if (hi < 0 || lo < 0) return std::nullopt;
         c.key_[i] = static_cast<std::uint8_t>(hi * 16 + lo);
     }

@@ -1,14 +1,8 @@
 #include "http/url.hpp"
 
+#include "core/hex_digit.hpp"
+
 namespace queen::http {
-namespace {
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-}  // namespace
 
 std::optional<std::string> percent_decode(std::string_view s, bool plus_is_space) {
     std::string out;
@@ -17,8 +11,8 @@ std::optional<std::string> percent_decode(std::string_view s, bool plus_is_space
         char c = s[i];
         if (c == '%') {
             if (i + 2 >= s.size()) return std::nullopt;
-            int hi = hex_value(s[i + 1]);
-            int lo = hex_value(s[i + 2]);
+            int hi = core::hex_digit_value(s[i + 1]);
+            int lo = core::hex_digit_value(s[i + 2]);
             if (hi < 0 || lo < 0) return std::nullopt;
             out += static_cast<char>(hi * 16 + lo);
             i += 2;

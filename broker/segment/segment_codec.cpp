@@ -1,5 +1,7 @@
 #include "segment/segment_codec.hpp"
 
+#include "core/hex_digit.hpp"
+
 #include <cstring>
 #include <limits>
 
@@ -81,13 +83,6 @@ frame_view from_c(const qseg_frame& c) {
 
 void check(qseg_status st, const char* context) {
     if (st != QSEG_OK) throw segment_error(st, context);
-}
-
-int hex_value(char ch) noexcept {
-    if (ch >= '0' && ch <= '9') return ch - '0';
-    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
-    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
-    return -1;
 }
 
 // Smallest possible frame: length prefix, created_at, txid_length, 1-byte txid,
@@ -230,8 +225,8 @@ std::optional<std::array<std::uint8_t, 16>> parse_uuid(std::string_view text) {
             ++i;
             continue;
         }
-        const int hi = hex_value(text[i]);
-        const int lo = hex_value(text[i + 1]);
+        const int hi = core::hex_digit_value(text[i]);
+        const int lo = core::hex_digit_value(text[i + 1]);
         if (hi < 0 || lo < 0) return std::nullopt;
         out[byte++] = static_cast<std::uint8_t>((hi << 4) | lo);
         i += 2;
