@@ -46,14 +46,10 @@ FUZZ_SECONDS ?= 60
 
 # Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
 # isolation specs (concurrent sessions), the integration suite twice (stock PostgreSQL, then
-# with queen_ext in every test database), and each fuzz target for FUZZ_SECONDS.
+# with queen_ext in every test database), and each fuzz target for FUZZ_SECONDS; the last
+# line is "N passed, N failed" over all of them (scripts/run-tests.sh).
 test: build ext-install
-	./$(BUILD_DIR)/queen_unit_tests
-	bash scripts/run-regress.sh $(BUILD_DIR)
-	bash scripts/run-isolation.sh $(BUILD_DIR)
-	./$(BUILD_DIR)/queen_integration_tests
-	QUEEN_TEST_EXTENSION=1 ./$(BUILD_DIR)/queen_integration_tests
-	bash scripts/run-fuzz.sh $(BUILD_DIR) $(FUZZ_SECONDS)
+	bash scripts/run-tests.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
 fuzz: build
 	bash scripts/run-fuzz.sh $(BUILD_DIR) $(or $(SECONDS),600)
