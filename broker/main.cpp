@@ -56,7 +56,8 @@ int run() {
     }
 
     auto report = cfg.apply_schema ? schema::apply(conninfo) : schema::check(conninfo);
-    log::info("schema version {} ({} migrations applied now)", report.database_version, report.applied);
+    log::info("schema version {} ({} migrations applied now); payloads may nest {} levels", report.database_version,
+              report.applied, report.max_payload_depth);
     auto codec = schema::detect_codec_path(conninfo);
     log::info("{}", schema::describe(codec));
     schema::enforce(cfg.extension, codec);
@@ -99,7 +100,8 @@ int run() {
                             fusion,
                             notifier,
                             waiters,
-                            api::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes},
+                            api::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes,
+                                        static_cast<std::size_t>(report.max_payload_depth)},
                             cfg.embedded ? "embedded" : "external",
                             report.database_version,
                             &flags,

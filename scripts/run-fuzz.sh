@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses of tests/fuzz with clang (ASan + UBSan) and runs each for
-# SECONDS (default 60) from a copy of its committed seed corpus.
+# SECONDS (default 60) from a copy of its committed seed corpus plus the generated seeds of
+# tests/fuzz/make_seeds.py (deep nesting, long strings, many items, huge numbers). Inputs
+# may be up to MAX_LEN bytes (default 1 MiB), so that a mutation can nest 500,000 deep.
 #   bash scripts/run-fuzz.sh BUILD_DIR [SECONDS]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD_DIR="${1:?usage: $0 BUILD_DIR [SECONDS]}"
 SECONDS_EACH="${2:-60}"
+MAX_LEN="${MAX_LEN:-1048576}"
 OUT="$BUILD_DIR/fuzz"
 mkdir -p "$OUT"
 CXX="${FUZZ_CXX:-clang++-14}"
@@ -22,25 +25,35 @@ build() {
   "$CXX" -std=c++20 -DBOOST_BEAST_USE_STD_STRING_VIEW -include ostream "${FLAGS[@]}" "${INCLUDES[@]}" "$ROOT/tests/fuzz/$name.cpp" "$@" "${common[@]}" \
     -lzstd -lfmt -o "$OUT/$name"
 }
-build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/api_error.cpp" "$ROOT/broker/core/message_id.cpp"
+build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/json_guard.cpp" "$ROOT/broker/api/api_error.cpp" \
+  "$ROOT/broker/core/message_id.cpp"
 build segment_decode_fuzz
+build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/api/json_text.cpp" "$ROOT/broker/api/json_guard.cpp" \
+  "$ROOT/broker/api/api_error.cpp" "$ROOT/broker/core/message_id.cpp"
+rm -rf "$OUT/generated-seeds"
+python3 "$ROOT/tests/fuzz/make_seeds.py" "$OUT/generated-seeds"
 
 status=0
-for target in push_body_fuzz:push segment_decode_fuzz:segment; do
+passed=0
+failed=0
+for target in push_body_fuzz:push segment_decode_fuzz:segment pop_answer_fuzz:segment; do
   name=${target%%:*}
   seeds=${target##*:}
   corpus="$OUT/corpus-$seeds"
   rm -rf "$corpus"
   mkdir -p "$corpus"
-  cp "$ROOT/tests/fuzz/corpus/$seeds"/* "$corpus/"
+  cp "$ROOT/tests/fuzz/corpus/$seeds"/* "$OUT/generated-seeds/$seeds"/* "$corpus/"
   echo "run-fuzz: $name for ${SECONDS_EACH}s"
-  if ! "$OUT/$name" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  if ! "$OUT/$name" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -max_len="$MAX_LEN" -print_final_stats=1 \
       -artifact_prefix="$OUT/$name-" "$corpus" > "$OUT/$name.log" 2>&1; then
     echo "run-fuzz: $name FAILED" >&2
     tail -n 60 "$OUT/$name.log" >&2
     status=1
+    failed=$((failed + 1))
   else
     grep -E "stat::number_of_executed_units|stat::peak_rss_mb" "$OUT/$name.log" || true
+    passed=$((passed + 1))
   fi
 done
+echo "run-fuzz: $passed passed, $failed failed"
 exit $status

@@ -130,7 +130,7 @@ void append_answer(std::string& out, const ack_item& item, const ack_answer& a) 
 
 // POST /api/v1/ack
 asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
+    auto body = parse_json_body(rc.req.body(), ctx.limits);
     std::vector<ack_item> acks{parse_ack(body)};
     auto answers = co_await apply_acks(ctx, acks);
     std::string out;
@@ -140,7 +140,7 @@ asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::reque
 
 // POST /api/v1/ack/batch
 asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
+    auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto acks = parse_ack_batch(body, ctx.limits);
     auto answers = co_await apply_acks(ctx, acks);
     std::string out = "[";

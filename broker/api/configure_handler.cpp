@@ -5,7 +5,7 @@ namespace queen::api {
 
 // POST /api/v1/configure: create or reconfigure a queue; echoes every stored option.
 boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
+    auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto r = parse_configure(body, ctx.limits);
     const std::string options = r.options.dump();
     std::vector<db::pg_param> params{db::pg_param::text(r.queue),

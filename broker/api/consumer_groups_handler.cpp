@@ -277,7 +277,7 @@ asio::awaitable<http::response> handle_seek_group(app::broker_context& ctx, http
     const std::string& group = path_group(rc);
     const std::string& queue = rc.path_params.at(1);
     check_name("queue", queue, ctx.limits);
-    const seek_request r = parse_seek(rc.req.body());
+    const seek_request r = parse_seek(rc.req.body(), ctx.limits);
     const std::optional<std::string> all_partitions;
     auto outcome = co_await seek(ctx, group, queue, all_partitions, r);
     ojson out{{"success", true},
@@ -312,7 +312,7 @@ asio::awaitable<http::response> handle_seek_group_partition(app::broker_context&
 // POST /api/v1/consumer-groups/:group/subscription {subscriptionTimestamp}
 asio::awaitable<http::response> handle_set_group_subscription(app::broker_context& ctx, http::request_context& rc) {
     const std::string& group = path_group(rc);
-    const std::int64_t at = parse_subscription(rc.req.body());
+    const std::int64_t at = parse_subscription(rc.req.body(), ctx.limits);
     const std::string at_text = core::iso_time(at);
     std::vector<db::pg_param> params{db::pg_param::text(group), db::pg_param::text(at_text)};
     auto res = co_await ctx.pool.exec(

@@ -88,7 +88,7 @@ dlq_requeue_request parse_dlq_requeue(const std::map<std::string, std::string>& 
     std::map<std::string, std::string> merged = query;
     bool has_body = body.find_first_not_of(" \t\r\n") != std::string_view::npos;
     if (has_body) {
-        json b = parse_json_body(body);
+        json b = parse_json_body(body, lim);
         if (!b.is_object()) throw bad_request("request body must be a JSON object");
         for (const char* key : filter_keys) {
             auto it = b.find(key);
@@ -103,6 +103,7 @@ dlq_requeue_request parse_dlq_requeue(const std::map<std::string, std::string>& 
             } else {
                 if (!it->is_string()) throw bad_request(fmt::format("{} must be a string", key));
                 text = it->get<std::string>();
+                check_no_nul(key, text);
             }
             auto q = query.find(key);
             if (q != query.end() && !q->second.empty())

@@ -14,12 +14,12 @@ using nlohmann::json;
 namespace {
 
 // The body as a JSON object; an empty body or `null` is an empty object.
-json object_body(std::string_view body) {
+json object_body(std::string_view body, const limits& lim) {
     bool blank = true;
     for (char c : body)
         if (c != ' ' && c != '\t' && c != '\r' && c != '\n') blank = false;
     if (blank) return json::object();
-    json j = parse_json_body(body);
+    json j = parse_json_body(body, lim);
     if (j.is_null()) return json::object();
     if (!j.is_object()) throw bad_request("request body must be a JSON object");
     return j;
@@ -38,8 +38,8 @@ std::int64_t iso_field(const json& obj, const char* key) {
 
 }  // namespace
 
-std::int64_t parse_extend_seconds(std::string_view body) {
-    json j = object_body(body);
+std::int64_t parse_extend_seconds(std::string_view body, const limits& lim) {
+    json j = object_body(body, lim);
     const json* v = present_field(j, "seconds");
     if (!v) return default_extend_seconds;
     std::int64_t n = 0;
@@ -64,8 +64,8 @@ std::int64_t parse_extend_seconds(std::string_view body) {
     return n;
 }
 
-seek_request parse_seek(std::string_view body) {
-    json j = object_body(body);
+seek_request parse_seek(std::string_view body, const limits& lim) {
+    json j = object_body(body, lim);
     seek_request r;
     if (const json* v = present_field(j, "toEnd")) {
         if (!v->is_boolean()) throw bad_request("toEnd must be a boolean");
@@ -78,8 +78,8 @@ seek_request parse_seek(std::string_view body) {
     return r;
 }
 
-std::int64_t parse_subscription(std::string_view body) {
-    json j = object_body(body);
+std::int64_t parse_subscription(std::string_view body, const limits& lim) {
+    json j = object_body(body, lim);
     return iso_field(j, "subscriptionTimestamp");
 }
 

@@ -19,7 +19,7 @@ inline constexpr std::int64_t max_extend_seconds = 7 * 86400;  // the largest le
 // Body of POST /api/v1/lease/:leaseId/extend: {seconds?=60}. An empty body, `null` and {}
 // all mean the default; seconds must be a positive integer (an integral float such as 30.0
 // is accepted, as configure accepts it) of at most max_extend_seconds.
-std::int64_t parse_extend_seconds(std::string_view body);
+std::int64_t parse_extend_seconds(std::string_view body, const limits& lim);
 
 struct seek_request {
     bool to_end = false;
@@ -29,11 +29,11 @@ struct seek_request {
 // Body of POST /api/v1/consumer-groups/:group/queues/:queue/seek: {toEnd:true} or
 // {timestamp:ISO}. 400 when neither (toEnd:false counts as not given), both, or a malformed
 // time stamp or a wrong type is given.
-seek_request parse_seek(std::string_view body);
+seek_request parse_seek(std::string_view body, const limits& lim);
 
 // Body of POST /api/v1/consumer-groups/:group/subscription: {subscriptionTimestamp:ISO};
 // returns Unix µs. 400 when it is missing, null, not a string or not an ISO-8601 time stamp.
-std::int64_t parse_subscription(std::string_view body);
+std::int64_t parse_subscription(std::string_view body, const limits& lim);
 
 // A consumer-group name from a path: 1..255 bytes, no NUL.
 void check_group_name(const std::string& group);

@@ -18,7 +18,7 @@ namespace asio = boost::asio;
 // expired". 400 only for a bad body.
 asio::awaitable<http::response> handle_extend_lease(app::broker_context& ctx, http::request_context& rc) {
     const std::string& lease = rc.path_params.at(0);
-    const std::int64_t seconds = parse_extend_seconds(rc.req.body());
+    const std::int64_t seconds = parse_extend_seconds(rc.req.body(), ctx.limits);
     nlohmann::ordered_json item{{"leaseId", lease}, {"success", false}, {"expiresAt", nullptr}, {"error", nullptr}};
     auto uuid = segment::parse_uuid(lease);
     if (!uuid) {

@@ -42,8 +42,8 @@ nlohmann::json maintenance_status(const app::broker_context& ctx) {
                           {"bufferStats", stats}};
 }
 
-bool parse_enabled(const http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
+bool parse_enabled(const http::request_context& rc, const limits& lim) {
+    auto body = parse_json_body(rc.req.body(), lim);
     if (!body.is_object() || !body.contains("enabled") || !body["enabled"].is_boolean())
         throw bad_request("body must be {\"enabled\": true|false}: enabled must be a boolean");
     return body["enabled"].get<bool>();
@@ -114,7 +114,7 @@ boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_contex
 
 // POST /api/v1/system/maintenance {enabled}: push maintenance for every broker.
 boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc) {
-    const bool enabled = parse_enabled(rc);
+    const bool enabled = parse_enabled(rc, ctx.limits);
     auto& flags = flags_of(ctx);
     const std::optional<bool> push = enabled;
     const std::optional<bool> pop;
@@ -125,7 +125,7 @@ boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_contex
 
 // POST /api/v1/system/maintenance/pop {enabled}: pop maintenance for every broker.
 boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_context& ctx, http::request_context& rc) {
-    const bool enabled = parse_enabled(rc);
+    const bool enabled = parse_enabled(rc, ctx.limits);
     auto& flags = flags_of(ctx);
     const std::optional<bool> push;
     const std::optional<bool> pop = enabled;
@@ -139,7 +139,7 @@ boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_co
 boost::asio::awaitable<http::response> handle_transaction_guarded(app::broker_context& ctx,
                                                                   http::request_context& rc) {
     if (push_goes_to_spool(ctx)) {
-        auto tx = parse_transaction(parse_json_body(rc.req.body()), ctx.limits);
+        auto tx = parse_transaction(parse_json_body(rc.req.body(), ctx.limits), ctx.limits);
         for (const auto& op : tx.operations)
             if (op.type == transaction_op::kind::push)
                 throw api_error(error_code::unavailable,

@@ -1,5 +1,6 @@
 #include "api/json_text.hpp"
 #include "api/payload_encryption.hpp"
+#include "api/pop_answer.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
 #include "db/pg_binary.hpp"
@@ -70,33 +71,17 @@ asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params&
                 out.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
         }
         const auto& part = out.partitions.back();
-        const std::string pid_text = std::to_string(pid);
+        const pop_message_scope scope{pid, part.name, out.lease_id, p.consumer_group};
         std::int64_t first = res.int64(row, 5);
         auto segment = segment::decoded_segment::decode(res.bytes(row, 7));
         std::int64_t offset = first;
         for (const auto& f : segment.frames()) {
             if (offset > part.span_start && offset <= part.span_end) {
                 if (out.message_count++) m += ',';
-                m += "{\"id\":\"" + core::message_id(pid, offset) + "\",\"transactionId\":";
-                append_json_string(m, f.transaction_id);
-                m += ",\"traceId\":";
-                if (f.trace_id) append_json_string(m, segment::uuid_to_string(*f.trace_id));
-                else m += "null";
-                m += ",\"data\":";
-                if (crypto::payload_cipher::is_sealed(f.payload)) m += deliverable_payload(ctx, f.payload, p.queue);
-                else m += f.payload;
-                m += ",\"createdAt\":\"" + core::iso_time(f.created_at_us) + "\"";
-                m += ",\"offset\":" + std::to_string(offset);
-                m += ",\"partitionId\":\"" + pid_text + "\",\"partition\":";
-                append_json_string(m, part.name);
-                m += ",\"leaseId\":";
-                append_json_string(m, out.lease_id);
-                m += ",\"consumerGroup\":";
-                append_json_string(m, p.consumer_group);
-                m += ",\"producerSub\":";
-                if (f.producer_sub) append_json_string(m, *f.producer_sub);
-                else m += "null";
-                m += '}';
+                if (crypto::payload_cipher::is_sealed(f.payload))
+                    append_pop_message(m, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
+                else
+                    append_pop_message(m, scope, offset, f, f.payload);
             }
             ++offset;
         }

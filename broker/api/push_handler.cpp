@@ -11,7 +11,7 @@ namespace queen::api {
 // POST /api/v1/push: 201 with one answer per item, in request order.
 boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, http::request_context& rc) {
     const std::int64_t accepted_at = wall_clock_us();
-    auto body = parse_json_body(rc.req.body());
+    auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto items = parse_push(body, ctx.limits);
     co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).

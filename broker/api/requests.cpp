@@ -1,5 +1,7 @@
 #include "api/requests.hpp"
 
+#include "api/json_guard.hpp"
+
 #include "core/message_id.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -23,23 +25,37 @@ std::optional<std::string> optional_string(const json& obj, const char* key, con
     const json* v = present_field(obj, key);
     if (!v) return std::nullopt;
     if (!v->is_string()) throw bad_request(fmt::format("{}{} must be a string", where, key));
-    return v->get<std::string>();
+    std::string s = v->get<std::string>();
+    check_no_nul(where + key, s);
+    return s;
 }
 
 std::string type_name(const json& v) { return v.type_name(); }
 
 }  // namespace
 
-json parse_json_body(std::string_view body) {
+json parse_json_body(std::string_view body, const limits& lim) {
     if (body.empty()) throw bad_request("request body is empty; a JSON object is required");
+    check_json_text(body, lim.max_payload_depth);
     try {
         return json::parse(body);
     } catch (const json::parse_error& e) {
         throw bad_request(fmt::format("malformed JSON at byte {}", e.byte));
     } catch (const json::out_of_range&) {
-        // e.g. 1e999: valid JSON grammar, but no number this broker can represent.
-        throw bad_request("malformed JSON: a number is out of range");
+        // e.g. 1e999: valid JSON grammar, but beyond the doubles numbers are read as.
+        throw bad_request("a number is out of range: JSON numbers must lie within ±1.7976931348623157e308");
     }
+}
+
+void check_payload_depth(const json& payload, const std::string& what, const limits& lim) {
+    if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth)
+        throw bad_request(fmt::format("{} nests deeper than {} levels, the limit for payloads", what,
+                                      lim.max_payload_depth));
+}
+
+void check_no_nul(const std::string& what, std::string_view value) {
+    if (value.find('\0') != std::string_view::npos)
+        throw bad_request(what + " must not contain NUL characters (\\u0000)");
 }
 
 void check_name(const std::string& what, const std::string& value, const limits& lim) {
@@ -89,7 +105,6 @@ std::vector<core::push_item> parse_push(const json& body, const limits& lim) {
             if (tx->empty()) throw bad_request(where + "transactionId must not be empty");
             if (tx->size() > 255)
                 throw bad_request(fmt::format("{}transactionId is {} bytes long; the limit is 255", where, tx->size()));
-            if (tx->find('\0') != std::string::npos) throw bad_request(where + "transactionId must not contain NUL");
             item.transaction_id = std::move(*tx);
         } else {
             item.transaction_id = generate_uuid_v7();
@@ -100,6 +115,7 @@ std::vector<core::push_item> parse_push(const json& body, const limits& lim) {
             item.trace_id = segment::uuid_to_string(*uuid);
         }
         auto payload = raw.find("payload");
+        if (payload != raw.end()) check_payload_depth(*payload, where + "payload", lim);
         item.payload = payload == raw.end() ? std::string("null")
                                             : payload->dump(-1, ' ', false, json::error_handler_t::strict);
         items.push_back(std::move(item));

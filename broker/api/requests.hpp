@@ -23,6 +23,9 @@ struct limits {
     std::size_t max_push_items = 10000;
     std::size_t max_pop_batch = 10000;
     std::size_t max_name_bytes = 255;
+    // Nesting levels a payload may have: the database's queen.max_payload_depth(), read at
+    // boot (docs/json-input.md); no default here, so that it has one source.
+    std::size_t max_payload_depth;
 };
 
 // A field of a JSON object, with null treated as absent (API.md tolerance rule).
@@ -32,8 +35,17 @@ inline const nlohmann::json* present_field(const nlohmann::json& obj, const char
     return &*it;
 }
 
-// Parses a JSON body; 400 "malformed JSON: ..." when it is not JSON.
-nlohmann::json parse_json_body(std::string_view body);
+// Parses a JSON body after check_json_text (api/json_guard.hpp); 400 naming what is wrong
+// when it is not JSON or breaks a rule of that check.
+nlohmann::json parse_json_body(std::string_view body, const limits& lim);
+
+// 400 when a payload (what the user wrote: a push item's payload, a trace's data) nests
+// deeper than lim.max_payload_depth; `what` names it in the message.
+void check_payload_depth(const nlohmann::json& payload, const std::string& what, const limits& lim);
+
+// 400 when a string field holds a NUL character (from the escape \u0000), which no
+// PostgreSQL text column can store; `what` names the field.
+void check_no_nul(const std::string& what, std::string_view value);
 
 // POST /api/v1/push. Items keep request order. Missing transactionIds are generated.
 std::vector<core::push_item> parse_push(const nlohmann::json& body, const limits& lim);

@@ -1,5 +1,7 @@
 #include "api/trace_requests.hpp"
 
+#include "api/json_guard.hpp"
+
 #include <fmt/core.h>
 
 #include <charconv>
@@ -33,23 +35,9 @@ std::int64_t page_int(const std::map<std::string, std::string>& q, const char* k
     return v;
 }
 
-// True when a string (or object key) anywhere in v holds a NUL character, which PostgreSQL's
-// jsonb cannot store ("\u0000 cannot be converted to text").
-bool holds_nul(const json& v) {
-    if (v.is_string()) return v.get_ref<const std::string&>().find('\0') != std::string::npos;
-    if (v.is_array()) {
-        for (const auto& e : v)
-            if (holds_nul(e)) return true;
-    } else if (v.is_object()) {
-        for (auto it = v.begin(); it != v.end(); ++it)
-            if (it.key().find('\0') != std::string::npos || holds_nul(it.value())) return true;
-    }
-    return false;
-}
-
 }  // namespace
 
-trace_request parse_trace(const json& body) {
+trace_request parse_trace(const json& body, const limits& lim) {
     if (!body.is_object()) throw bad_request("request body must be a JSON object");
     trace_request t;
     const json* tx = present_field(body, "transactionId");
@@ -59,18 +47,21 @@ trace_request parse_trace(const json& body) {
     if (!pid) throw bad_request("partitionId is required");
     if (!pid->is_string()) throw bad_request("partitionId must be a string");
     t.partition_id = pid->get<std::string>();
+    check_no_nul("partitionId", t.partition_id);
     if (t.partition_id.empty()) throw bad_request("partitionId must not be empty");
     t.consumer_group = queue_mode_group;
     if (const json* g = present_field(body, "consumerGroup")) {
         if (!g->is_string()) throw bad_request("consumerGroup must be a string");
         auto s = g->get<std::string>();
         if (s.size() > 255) throw bad_request("consumerGroup is longer than 255 bytes");
+        check_no_nul("consumerGroup", s);
         if (!s.empty()) t.consumer_group = std::move(s);
     }
     if (const json* e = present_field(body, "eventType")) t.event_type = bounded_string(*e, "eventType");
     auto data = body.find("data");
     if (data == body.end()) throw bad_request("data is required");
-    if (holds_nul(*data)) throw bad_request("data must not contain \\u0000 (traces are stored as jsonb)");
+    check_payload_depth(*data, "data", lim);
+    if (json_holds_nul(*data)) throw bad_request("data must not contain \\u0000 (traces are stored as jsonb)");
     t.data = data->dump(-1, ' ', false, json::error_handler_t::strict);
     if (const json* names = present_field(body, "traceNames")) {
         std::vector<const json*> items;

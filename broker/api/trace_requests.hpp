@@ -26,7 +26,7 @@ inline constexpr std::size_t max_trace_names = 100;
 
 // POST /api/v1/traces {transactionId, partitionId, consumerGroup?, eventType?, data, traceNames?}.
 // traceNames may be an array of strings or a single string.
-trace_request parse_trace(const nlohmann::json& body);
+trace_request parse_trace(const nlohmann::json& body, const limits& lim);
 
 // A partition id as the broker hands it out (a positive decimal number); nullopt otherwise.
 std::optional<std::int64_t> parse_trace_partition_id(const std::string& text);

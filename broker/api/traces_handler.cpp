@@ -49,8 +49,8 @@ void append_opt_string(std::string& out, const db::pg_result& res, int row, int 
 
 // POST /api/v1/traces
 asio::awaitable<http::response> handle_trace_record(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
-    const auto t = parse_trace(body);
+    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const auto t = parse_trace(body, ctx.limits);
     const auto pid = parse_trace_partition_id(t.partition_id);
     if (!pid) throw api_error(error_code::not_found, "partition not found: " + t.partition_id);
     db::pg_array_builder names;

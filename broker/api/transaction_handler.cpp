@@ -66,7 +66,7 @@ std::vector<std::string> transaction_ack_arrays(const transaction_request& tx, c
 
 // POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
 asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body());
+    auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto tx = parse_transaction(body, ctx.limits);
     for (auto& op : tx.operations)
         if (op.type == transaction_op::kind::push) co_await seal_payloads(ctx, op.items);

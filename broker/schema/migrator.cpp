@@ -52,6 +52,19 @@ int database_version(PGconn* conn) {
     return std::stoi(PQgetvalue(res.get(), 0, 0));
 }
 
+// queen.max_payload_depth(), the one source of the payload nesting limit (docs/json-input.md).
+int payload_depth_limit(PGconn* conn) {
+    auto res = exec(conn,
+                    "SELECT CASE WHEN to_regprocedure('queen.max_payload_depth()') IS NULL THEN -1 "
+                    "ELSE queen.max_payload_depth() END",
+                    "reading the payload depth limit");
+    const int limit = std::stoi(PQgetvalue(res.get(), 0, 0));
+    if (limit < 0)
+        throw std::runtime_error("the database's queen procedures predate this broker (queen.max_payload_depth() "
+                                 "is missing); start it once with QUEEN_APPLY_SCHEMA=1");
+    return limit;
+}
+
 void refuse_if_newer(int db_version) {
     int known = embedded_schema_version();
     if (db_version > known)
@@ -123,6 +136,7 @@ migration_report apply(const std::string& conninfo) {
             throw;
         }
         report.database_version = database_version(c);
+        report.max_payload_depth = payload_depth_limit(c);
     } catch (...) {
         PQclear(PQexec(c, (std::string("SELECT pg_advisory_unlock(") + lock_key + ")").c_str()));
         throw;
@@ -141,7 +155,7 @@ migration_report check(const std::string& conninfo) {
     if (v < embedded_schema_version())
         log::warn("schema: database is at version {}, this broker knows {}; QUEEN_APPLY_SCHEMA=0 so nothing is applied",
                   v, embedded_schema_version());
-    return {v, 0};
+    return {v, 0, payload_depth_limit(conn.get())};
 }
 
 }  // namespace queen::schema

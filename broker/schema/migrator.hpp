@@ -11,6 +11,7 @@ namespace queen::schema {
 struct migration_report {
     int database_version = 0;   // after the run
     int applied = 0;            // migrations applied by this run
+    int max_payload_depth = 0;  // queen.max_payload_depth(), read after the run
 };
 
 // The number a migration file name starts with ("0007_consumer_groups.sql" → 7).

@@ -90,15 +90,21 @@ COMMENT ON FUNCTION queen.dedup_probe(bigint[], text[]) IS
 
 -- queen.payload_jsonb(payload text): a stored payload (JSON text) as jsonb for SQL readers.
 -- jsonb cannot hold the escape \u0000, which JSON allows in strings: such escapes become
--- \ufffd here (the exact text stays available as the payload text itself).
+-- \ufffd here (the exact text stays available as the payload text itself). Text with more
+-- openers than queen.max_payload_depth() may nest beyond what jsonb reads: it takes
+-- queen.payload_jsonb_deep, NULL instead of an error (most payloads never get there).
 CREATE OR REPLACE FUNCTION queen.payload_jsonb(p_payload text)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-    SELECT CASE WHEN strpos(p_payload, '\u0000') > 0
+    SELECT CASE WHEN octet_length(p_payload) > 2 * queen.max_payload_depth()
+                     AND octet_length(p_payload) - octet_length(translate(p_payload, '[{', ''))
+                         > queen.max_payload_depth()
+                THEN queen.payload_jsonb_deep(p_payload)
+                WHEN strpos(p_payload, '\u0000') > 0
                 THEN regexp_replace(p_payload, '(?<!\\)((?:\\\\)*)\\u0000', '\1\\ufffd', 'g')::jsonb
                 ELSE p_payload::jsonb
            END
 $$;
 COMMENT ON FUNCTION queen.payload_jsonb(text) IS
-  'A stored JSON payload as jsonb (\u0000 escapes, which jsonb cannot hold, become \ufffd).';
+  'A stored JSON payload as jsonb (\u0000 escapes become \ufffd; NULL where it nests too deep for jsonb).';

@@ -11,6 +11,7 @@ CREATE OR REPLACE FUNCTION queen.send(
 RETURNS TABLE(message_id uuid, status text, partition_id bigint, "offset" bigint)
 LANGUAGE sql
 AS $$
+    SELECT queen.check_payload_depths(ARRAY[p_payload]);
     SELECT queen.message_id(r.partition_id, r.msg_offset), r.status, r.partition_id, r.msg_offset
       FROM queen.push(ARRAY[p_queue], ARRAY[coalesce(p_partition, 'Default')], ARRAY[1],
                       ARRAY[coalesce(p_transaction_id, gen_random_uuid()::text)], ARRAY[p_trace_id],
@@ -26,6 +27,7 @@ CREATE OR REPLACE FUNCTION queen.send_batch(
 RETURNS TABLE(message_id uuid, status text, partition_id bigint, "offset" bigint)
 LANGUAGE sql
 AS $$
+    SELECT queen.check_payload_depths(p_payloads);
     SELECT queen.message_id(r.partition_id, r.msg_offset), r.status, r.partition_id, r.msg_offset
       FROM queen.push(ARRAY[p_queue], ARRAY[coalesce(p_partition, 'Default')], ARRAY[cardinality(p_payloads)],
                       ARRAY(SELECT coalesce(p_transaction_ids[i], gen_random_uuid()::text)

@@ -1,5 +1,6 @@
 // libFuzzer harness for the HTTP body parsers: any input must end in a parsed request or an
-// api_error (a 4xx), never in another exception, a crash or a hang.
+// api_error (a 4xx), never in another exception, a crash or a hang, at any nesting depth.
+#include "api/json_guard.hpp"
 #include "api/requests.hpp"
 
 #include <cstddef>
@@ -8,11 +9,11 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace queen::api;
-    const limits lim{};
+    const limits lim{.max_payload_depth = 1000};  // the database's value (docs/json-input.md)
     std::string_view body(reinterpret_cast<const char*>(data), size);
     nlohmann::json parsed;
     try {
-        parsed = parse_json_body(body);
+        parsed = parse_json_body(body, lim);
     } catch (const api_error&) {
         return 0;
     }
@@ -20,7 +21,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         auto items = parse_push(parsed, lim);
         for (const auto& item : items) {
             if (item.queue.empty() || item.partition.empty() || item.transaction_id.empty()) __builtin_trap();
-            (void)nlohmann::json::parse(item.payload);  // a stored payload is always valid JSON
+            // A stored payload is always valid JSON within the depth limit.
+            if (json_nesting_depth(nlohmann::json::parse(item.payload), lim.max_payload_depth) > lim.max_payload_depth)
+                __builtin_trap();
         }
     } catch (const api_error&) {
     }

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 using query = std::map<std::string, std::string>;
 
-const limits lim{};
+const limits lim{.max_payload_depth = 64};  // a test value; the broker reads the database's
 
 int status_of_failure(const std::function<void()>& f) {
     try {
@@ -92,7 +92,7 @@ TEST(DlqPurge, RefusesAnEmptyFilter) {
 }
 
 TEST(TraceParsing, DefaultsAndNames) {
-    auto t = parse_trace(json::parse(R"({"transactionId":"tx","partitionId":"12","data":{"a":1}})"));
+    auto t = parse_trace(json::parse(R"({"transactionId":"tx","partitionId":"12","data":{"a":1}})"), lim);
     EXPECT_EQ(t.transaction_id, "tx");
     EXPECT_EQ(t.partition_id, "12");
     EXPECT_EQ(t.consumer_group, "__QUEUE_MODE__");
@@ -100,12 +100,12 @@ TEST(TraceParsing, DefaultsAndNames) {
     EXPECT_EQ(t.data, R"({"a":1})");
     EXPECT_TRUE(t.trace_names.empty());
     auto u = parse_trace(json::parse(R"({"transactionId":"tx","partitionId":"12","data":null,"consumerGroup":"",
-        "eventType":"done","traceNames":["b","a","b"]})"));
+        "eventType":"done","traceNames":["b","a","b"]})"), lim);
     EXPECT_EQ(u.data, "null");
     EXPECT_EQ(u.consumer_group, "__QUEUE_MODE__");
     EXPECT_EQ(u.event_type, "done");
     EXPECT_EQ(u.trace_names, (std::vector<std::string>{"b", "a"}));
-    auto v = parse_trace(json::parse(R"({"transactionId":"tx","partitionId":"12","data":1,"traceNames":"one"})"));
+    auto v = parse_trace(json::parse(R"({"transactionId":"tx","partitionId":"12","data":1,"traceNames":"one"})"), lim);
     EXPECT_EQ(v.trace_names, (std::vector<std::string>{"one"}));
 }
 
@@ -118,10 +118,10 @@ TEST(TraceParsing, RejectsWhatIsWrong) {
                              R"({"transactionId":"t","partitionId":"1","data":1,"traceNames":[null]})", R"([])",
                              R"({"transactionId":"t","partitionId":"1","data":{"k":["a\u0000b"]}})",
                              R"({"transactionId":"t","partitionId":"1","data":{"a\u0000":1}})"})
-        EXPECT_EQ(status_of_failure([&] { parse_trace(json::parse(body)); }), 400) << body;
+        EXPECT_EQ(status_of_failure([&] { parse_trace(json::parse(body), lim); }), 400) << body;
     json many{{"transactionId", "t"}, {"partitionId", "1"}, {"data", 1}, {"traceNames", json::array()}};
     for (std::size_t i = 0; i <= max_trace_names; ++i) many["traceNames"].push_back("n" + std::to_string(i));
-    EXPECT_EQ(status_of_failure([&] { parse_trace(many); }), 400);
+    EXPECT_EQ(status_of_failure([&] { parse_trace(many, lim); }), 400);
 }
 
 TEST(TraceParsing, PartitionIdsAndPages) {

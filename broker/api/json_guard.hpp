@@ -1,0 +1,32 @@
+#pragma once
+// The checks every JSON request body passes before a parser sees it, and the payload depth
+// rule (docs/json-input.md). The body scan is one linear pass without recursion, so that no
+// later step (the parser, re-serialization, copies) can meet a nesting deeper than the
+// payload limit plus the envelope allowance.
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstddef>
+#include <string_view>
+
+namespace queen::api {
+
+// Levels a route's envelope may add around a payload ({operations:[{items:[{payload:…}]}]}
+// is five): a body may nest at most payload limit + this.
+inline constexpr std::size_t envelope_depth_allowance = 8;
+
+// Throws bad_request naming the byte and the rule when `text` nests deeper than
+// max_payload_depth + envelope_depth_allowance, holds invalid UTF-8, an unescaped control
+// character in a string, or an unpaired UTF-16 surrogate escape (which jsonb refuses).
+// Everything else about the grammar is left to the parser.
+void check_json_text(std::string_view text, std::size_t max_payload_depth);
+
+// The nesting depth of a parsed value: the number of arrays and objects on its deepest
+// path (a scalar is 0, [] is 1, {"a":[1]} is 2), counting no further than stop_above + 1.
+// Iterative: the value's own depth never reaches the call stack.
+std::size_t json_nesting_depth(const nlohmann::json& value, std::size_t stop_above);
+
+// True when a string or object key anywhere in value holds a NUL character (the escape
+// \u0000), which jsonb cannot store. Iterative, like json_nesting_depth.
+bool json_holds_nul(const nlohmann::json& value);
+
+}  // namespace queen::api

@@ -1,0 +1,26 @@
+#pragma once
+// The message objects of a pop answer (API.md, pop). A stored payload is embedded as the
+// bytes it was stored with: it is never parsed on the way out, so its depth costs nothing.
+#include "segment/segment_codec.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace queen::api {
+
+// What a pop answer's messages share besides their frames.
+struct pop_message_scope {
+    std::int64_t partition_id = 0;
+    std::string_view partition;
+    std::string_view lease_id;        // "" with autoAck
+    std::string_view consumer_group;
+};
+
+// Appends {id, transactionId, traceId, data, createdAt, offset, partitionId, partition,
+// leaseId, consumerGroup, producerSub} for the frame at `offset`; `data` is the payload to
+// deliver (the stored one, or its opened form for an encrypted queue), copied verbatim.
+void append_pop_message(std::string& out, const pop_message_scope& scope, std::int64_t offset,
+                        const segment::frame_view& frame, std::string_view data);
+
+}  // namespace queen::api

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Writes the generated part of the fuzz seed corpus (too large to commit): deep nesting,
+long strings, many items and huge numbers as push bodies, and raw segments whose stored
+payloads are deep or long, for the pop answer renderer.
+    python3 tests/fuzz/make_seeds.py OUT_DIR      (writes OUT_DIR/push and OUT_DIR/segment)
+Every seed stays under run-fuzz.sh's -max_len."""
+import json
+import os
+import struct
+import sys
+
+
+def push(payloads):
+    items = ",".join('{"queue":"q","partition":"p%d","payload":%s}' % (i % 7, p) for i, p in enumerate(payloads))
+    return '{"items":[%s]}' % items
+
+
+def segment(payloads):
+    frames = b""
+    for i, p in enumerate(payloads):
+        txid = ("tx-%d" % i).encode()
+        body = struct.pack(">qH", 1767225600000000 + i, len(txid)) + txid + b"\x00" + struct.pack(">H", 0xFFFF)
+        body += struct.pack(">I", len(p)) + p
+        frames += struct.pack(">I", len(body)) + body
+    return b"QSEG" + bytes([1, 0]) + b"\x00\x00" + struct.pack(">II", len(payloads), len(frames)) + frames
+
+
+def main(out):
+    deep = {
+        "deep-arrays-1000": "[" * 1000 + "]" * 1000,
+        "deep-arrays-1001": "[" * 1001 + "]" * 1001,
+        "deep-arrays-100k": "[" * 100000 + "]" * 100000,
+        "deep-objects-30k": '{"a":' * 30000 + "1" + "}" * 30000,
+        "deep-mixed-unclosed": '[{"k":' * 60000,
+    }
+    push_seeds = {name: push([text]) for name, text in deep.items()}
+    push_seeds["long-string-512k"] = push([json.dumps("x" * 524288)])
+    push_seeds["long-key-64k"] = push(['{%s:1}' % json.dumps("k" * 65536)])
+    push_seeds["many-items-5000"] = push(['{"n":%d}' % i for i in range(5000)])
+    push_seeds["huge-numbers"] = push(["1e308", "1e309", "-1e-400", "123456789012345678901234567890",
+                                       "0." + "9" * 20000, "1" * 20000])
+    push_seeds["escapes"] = push(['"\\u0000"', '"\\ud83d\\ude00"', '"\\ud800"', '"\\udc00x"', '"\\\\ud800"'])
+    segment_seeds = {
+        "stored-deep-100k": segment([b"[" * 100000 + b"]" * 100000]),
+        "stored-deep-and-plain": segment([b'{"a":1}', b"[" * 20000 + b"]" * 20000, b'"\\u0000"']),
+        "stored-long-string": segment([json.dumps("y" * 300000).encode()]),
+        "stored-many-frames": segment([b"%d" % i for i in range(3000)]),
+    }
+    for sub, seeds in (("push", push_seeds), ("segment", segment_seeds)):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(out, sub, name), "wb") as f:
+                f.write(data.encode() if isinstance(data, str) else data)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
