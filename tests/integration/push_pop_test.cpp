@@ -268,7 +268,7 @@ TEST(PushPop, AnOverflowingNumberIs400AndStoresNothing) {
     auto q = unique_name("overflow");
     auto r = c.post("/api/v1/push", std::string(R"({"items":[{"queue":")") + q + R"(","payload":1e999}]})");
     EXPECT_EQ(r.status, 400) << r.body;
-    EXPECT_EQ(r.json()["error"], "malformed JSON: a number is out of range");
+    EXPECT_EQ(r.json()["error"], "a number is out of range: JSON numbers must lie within ±1.7976931348623157e308");
     EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), "0");
 }
 
