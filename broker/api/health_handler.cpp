@@ -2,6 +2,7 @@
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "schema/codec_path.hpp"
+#include "store/queues_store.hpp"
 
 namespace queen::api {
 
@@ -12,12 +13,12 @@ boost::asio::awaitable<http::response> handle_health(app::broker_context& ctx, h
                         {"schemaVersion", ctx.schema_version}};
     try {
         // The codec path is the database's and may change while brokers run: asked live.
-        auto res = co_await ctx.pool.exec("SELECT current_setting('server_version'), queen.codec_extension()");
+        const auto health = co_await store::probe_database(ctx.pool);
         body["status"] = "healthy";
         body["database"] = "connected";
-        body["postgresVersion"] = std::string(res.text(0, 0));
+        body["postgresVersion"] = health.server_version;
         schema::codec_path path;
-        if (!res.is_null(0, 1)) path.extension_version = std::string(res.text(0, 1));
+        path.extension_version = health.extension_version;
         body["codecPath"] = path.name();
         body["extension"] = path.accelerated() ? nlohmann::json(*path.extension_version) : nlohmann::json(nullptr);
         body["codec"] = path.segment_codec();

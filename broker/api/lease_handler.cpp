@@ -2,9 +2,9 @@
 #include "api/group_requests.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
-#include "db/pg_binary.hpp"
 #include "http/responses.hpp"
 #include "segment/segment_codec.hpp"
+#include "store/leases_store.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,17 +24,11 @@ asio::awaitable<http::response> handle_extend_lease(app::broker_context& ctx, ht
     if (!uuid) {
         item["error"] = "Lease not found";
     } else {
-        const std::string id = segment::uuid_to_string(*uuid);
-        const std::string secs = std::to_string(seconds);
-        std::vector<db::pg_param> params{db::pg_param::text(id), db::pg_param::text(secs)};
-        auto res = co_await ctx.pool.exec(
-            "SELECT status, expires_at, partitions FROM queen.extend_lease($1::uuid, $2::integer)", params,
-            db::result_format::binary);
-        const std::string status(res.text(0, 0));
-        if (status == "extended") {
+        const auto ext = co_await store::extend_lease(ctx.pool, segment::uuid_to_string(*uuid), seconds);
+        if (ext.status == store::lease_extension_status::extended) {
             item["success"] = true;
-            item["expiresAt"] = core::iso_time(db::timestamp_us(res, 0, 1));
-        } else if (status == "expired") {
+            item["expiresAt"] = core::iso_time(ext.expires_at_us);
+        } else if (ext.status == store::lease_extension_status::expired) {
             item["error"] = "Lease already expired";
         } else {
             item["error"] = "Lease not found";

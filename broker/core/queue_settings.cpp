@@ -1,6 +1,6 @@
 #include "core/queue_settings.hpp"
 
-#include "db/pg_array.hpp"
+#include "store/queues_store.hpp"
 
 namespace queen::core {
 
@@ -18,19 +18,10 @@ boost::asio::awaitable<std::map<std::string, std::optional<bool>>> queue_setting
         }
     }
     if (missing.empty()) co_return out;
-    db::pg_array_builder names;
-    for (const auto& q : missing) names.add(q);
-    const std::string literal = names.finish();
-    std::vector<db::pg_param> params{db::pg_param::text(literal)};
     try {
-        auto res = co_await pool_.exec(
-            "SELECT n, coalesce(q.encryption_enabled, false) FROM unnest($1::text[]) AS n "
-            "LEFT JOIN queen.queues q ON q.name = n",
-            params);
+        const auto fetched = co_await store::queue_encryption(pool_, missing);
         std::lock_guard lock(mutex_);
-        for (int row = 0; row < res.rows(); ++row) {
-            std::string name(res.text(row, 0));
-            bool enc = res.boolean(row, 1);
+        for (const auto& [name, enc] : fetched) {
             cache_[name] = entry{enc, now};
             out[name] = enc;
         }

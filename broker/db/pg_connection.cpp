@@ -211,7 +211,7 @@ asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_p
         const ExecStatusType st = PQresultStatus(r);
         if (st == PGRES_COPY_IN || st == PGRES_COPY_OUT || st == PGRES_COPY_BOTH) {
             PQclear(r);
-            fail(kConnectionFailure, "COPY is not supported by pg_connection::exec");
+            fail(kConnectionFailure, "copy results are not supported by pg_connection::exec");
         }
         if (!result.get() ||
             (st == PGRES_FATAL_ERROR && PQresultStatus(result.get()) != PGRES_FATAL_ERROR)) {

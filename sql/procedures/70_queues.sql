@@ -1,5 +1,9 @@
+-- Queues as a whole.
 -- queen.delete_queue(name): removes a queue with its partitions, segments, cursors,
--- dedup entries, dead letters and consumer-group metadata. Returns whether it existed.
+--   dedup entries, dead letters and consumer-group metadata. Returns whether it existed.
+-- queen.queue_encryption(names): encryptionEnabled per name (false for an unknown queue).
+-- queen.database_health(): the server version and queen_ext's version (NULL without it),
+--   in one round trip that proves the database answers.
 
 CREATE OR REPLACE FUNCTION queen.delete_queue(p_name text)
 RETURNS boolean
@@ -26,3 +30,23 @@ END;
 $$;
 COMMENT ON FUNCTION queen.delete_queue(text) IS
   'Deletes a queue and everything stored for it; true when it existed.';
+
+CREATE OR REPLACE FUNCTION queen.queue_encryption(p_names text[])
+RETURNS TABLE(queue text, encryption_enabled boolean)
+LANGUAGE sql STABLE
+AS $$
+    SELECT n, coalesce(q.encryption_enabled, false)
+      FROM unnest(p_names) AS n
+      LEFT JOIN queen.queues q ON q.name = n
+$$;
+COMMENT ON FUNCTION queen.queue_encryption(text[]) IS
+  'encryptionEnabled of each named queue; false for a queue that does not exist.';
+
+CREATE OR REPLACE FUNCTION queen.database_health()
+RETURNS TABLE(server_version text, extension_version text)
+LANGUAGE sql STABLE
+AS $$
+    SELECT current_setting('server_version'), queen.codec_extension()
+$$;
+COMMENT ON FUNCTION queen.database_health() IS
+  'The server version and the installed queen_ext version (NULL without it).';

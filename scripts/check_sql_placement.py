@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""The store-layer rule (docs/architecture.md, "Layers"), checked on the broker's source:
+SQL text lives only in broker/store/, and every statement there calls queen.* functions
+(never a table) or is one of the kinds allowed elsewhere, each kept in one place:
+  broker/schema/migrator.cpp   the schema migrator (any statement, its advisory lock)
+  broker/db/pg_listener.cpp    LISTEN / UNLISTEN
+  broker/db/pg_pool.cpp, broker/db/pg_connection.cpp   session SET and transaction control
+and in broker/store/ the election's advisory locks. Adjacent string literals are joined
+before they are read. Prints each violation with file:line and exits 1 when there is one.
+    python3 scripts/check_sql_placement.py [BROKER_DIR]"""
+import pathlib
+import re
+import sys
+
+KEYWORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "LISTEN", "UNLISTEN", "NOTIFY", "SET", "RESET",
+            "BEGIN", "COMMIT", "ROLLBACK", "CREATE", "DROP", "ALTER", "TRUNCATE", "COPY", "CALL", "DO", "VACUUM",
+            "ANALYZE", "LOCK", "PREPARE", "EXECUTE", "DECLARE", "FETCH", "GRANT", "REVOKE")
+STATEMENT = re.compile(r"^\s*(%s)\b" % "|".join(KEYWORDS))
+TRANSACTION = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SET|RESET)\b")
+ADVISORY = re.compile(r"^\s*SELECT\s+pg_(try_)?advisory_(un)?lock\(")
+ALLOWED_ELSEWHERE = {
+    "schema/migrator.cpp": re.compile(r"."),
+    "db/pg_listener.cpp": re.compile(r"^\s*(UN)?LISTEN\b"),
+    "db/pg_pool.cpp": TRANSACTION,
+    "db/pg_connection.cpp": TRANSACTION,
+}
+LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+
+
+def statements(text):
+    """(line, joined literal) for each run of adjacent string literals outside comments."""
+    code = re.sub(r"//[^\n]*", lambda m: " " * len(m.group(0)), text)
+    code = re.sub(r"/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), code, flags=re.S)
+    out, run, start, end = [], [], None, None
+    for m in LITERAL.finditer(code):
+        if run and code[end:m.start()].strip() == "":
+            run.append(m.group(1))
+        else:
+            if run:
+                out.append((start, "".join(run)))
+            run, start = [m.group(1)], code.count("\n", 0, m.start()) + 1
+        end = m.end()
+    if run:
+        out.append((start, "".join(run)))
+    return out
+
+
+def store_violation(sql):
+    if TRANSACTION.match(sql) or ADVISORY.match(sql):
+        return None
+    if not sql.lstrip().startswith("SELECT"):
+        return "only SELECT calls of queen.* functions belong in the store"
+    names = re.findall(r"\b(\w+)\.(\w+)\s*(\()?", sql)
+    called = [n for n in names if n[0] == "queen" and n[2]]
+    if not called:
+        return "calls no queen.* function"
+    tables = [f"{s}.{t}" for s, t, paren in names if s in ("queen", "pg_catalog") and not paren]
+    if tables:
+        return "reads " + ", ".join(tables) + " directly"
+    return None
+
+
+def main(root):
+    root = pathlib.Path(root)
+    problems = []
+    for path in sorted(list(root.rglob("*.cpp")) + list(root.rglob("*.hpp"))):
+        rel = path.relative_to(root).as_posix()
+        for line, sql in statements(path.read_text(encoding="utf-8")):
+            if not STATEMENT.match(sql):
+                continue
+            if rel.startswith("store/"):
+                why = store_violation(sql)
+            elif rel in ALLOWED_ELSEWHERE:
+                why = None if ALLOWED_ELSEWHERE[rel].match(sql) else "not a kind allowed in this file"
+            else:
+                why = "SQL outside broker/store/"
+            if why:
+                problems.append(f"{root.name}/{rel}:{line}: {why}: {sql[:90]}")
+    for p in problems:
+        print(p)
+    print(f"check-sql: {len(problems)} statement(s) break the store-layer rule")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent / "broker"))
