@@ -90,6 +90,10 @@ void check_json_text(std::string_view text, std::size_t max_payload_depth) {
                 throw bad_request(
                     fmt::format("a string holds the control character 0x{:02x} unescaped at byte {}", c, i));
             }
+        } else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            // nlohmann's parser takes a NUL byte for the end of the input: what follows it
+            // would be ignored instead of refused.
+            throw bad_request(fmt::format("the control character 0x{:02x} at byte {} is not JSON", c, i));
         } else if (c == '"') {
             in_string = true;
         } else if (c == '[' || c == '{') {

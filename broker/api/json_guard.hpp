@@ -15,8 +15,9 @@ namespace queen::api {
 inline constexpr std::size_t envelope_depth_allowance = 8;
 
 // Throws bad_request naming the byte and the rule when `text` nests deeper than
-// max_payload_depth + envelope_depth_allowance, holds invalid UTF-8, an unescaped control
-// character in a string, or an unpaired UTF-16 surrogate escape (which jsonb refuses).
+// max_payload_depth + envelope_depth_allowance, holds invalid UTF-8, a control character
+// (unescaped in a string, or other than white space outside one), or an unpaired UTF-16
+// surrogate escape (which jsonb refuses).
 // Everything else about the grammar is left to the parser.
 void check_json_text(std::string_view text, std::size_t max_payload_depth);
 

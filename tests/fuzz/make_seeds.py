@@ -39,12 +39,14 @@ def main(out):
     push_seeds["many-items-5000"] = push(['{"n":%d}' % i for i in range(5000)])
     push_seeds["huge-numbers"] = push(["1e308", "1e309", "-1e-400", "123456789012345678901234567890",
                                        "0." + "9" * 20000, "1" * 20000])
+    push_seeds["nul-then-junk"] = push(["1"]) + "\x00" + push(["2"])
     push_seeds["escapes"] = push(['"\\u0000"', '"\\ud83d\\ude00"', '"\\ud800"', '"\\udc00x"', '"\\\\ud800"'])
     segment_seeds = {
         "stored-deep-100k": segment([b"[" * 100000 + b"]" * 100000]),
         "stored-deep-and-plain": segment([b'{"a":1}', b"[" * 20000 + b"]" * 20000, b'"\\u0000"']),
         "stored-long-string": segment([json.dumps("y" * 300000).encode()]),
         "stored-many-frames": segment([b"%d" % i for i in range(3000)]),
+        "stored-nul-after-value": segment([b'"y"\x00"z"', b"[1]"]),
     }
     for sub, seeds in (("push", push_seeds), ("segment", segment_seeds)):
         os.makedirs(os.path.join(out, sub), exist_ok=True)

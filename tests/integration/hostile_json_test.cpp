@@ -350,6 +350,11 @@ TEST(HostileJsonShared, NulSurrogatesAndNumbersArePushedPoppedAndReadAsDocumente
     auto huge = push_raw("1e400");
     EXPECT_EQ(huge.status, 400);
     EXPECT_NE(huge.json()["error"].get<std::string>().find("a number is out of range"), std::string::npos);
+    // A NUL byte ends the input for nlohmann's parser: what follows must not be ignored.
+    const std::string nul_body = R"({"items":[{"queue":")" + q + R"(","payload":0}]})";
+    auto nul = c.post("/api/v1/push", nul_body + std::string(1, '\0') + "junk");
+    EXPECT_EQ(nul.status, 400);
+    EXPECT_NE(nul.json()["error"].get<std::string>().find("control character 0x00"), std::string::npos) << nul.body;
     auto invalid = c.post("/api/v1/push", "{\"items\":[{\"queue\":\"" + q + "\",\"payload\":\"\xe2\x82\"}]}");
     EXPECT_EQ(invalid.status, 400);
     EXPECT_NE(invalid.json()["error"].get<std::string>().find("invalid UTF-8 at byte"), std::string::npos);

@@ -80,7 +80,13 @@ TEST(JsonGuard, RawControlCharactersInStringsAreNamed) {
     EXPECT_EQ(refusal([] { check_json_text(std::string("[\"a\0b\"]", 7), 8); }),
               "a string holds the control character 0x00 unescaped at byte 3");
     EXPECT_NE(refusal([] { check_json_text("[\"a\nb\"]", 8); }).find("0x0a"), std::string::npos);
-    EXPECT_EQ(refusal([] { check_json_text("[\n1\t]", 8); }), "");  // white space between tokens
+    EXPECT_EQ(refusal([] { check_json_text("[\n1\t]\r\n", 8); }), "");  // white space between tokens
+    // Found by pop_answer_fuzz: nlohmann's parser stops at a NUL byte, so what followed it
+    // was ignored; it is refused here, wherever it stands.
+    EXPECT_EQ(refusal([] { check_json_text(std::string("{\"a\":1}\0{\"junk\"", 13), 8); }),
+              "the control character 0x00 at byte 7 is not JSON");
+    EXPECT_NE(refusal([] { (void)parse_json_body(std::string("{\"items\":[]}\0x", 15), lim); }).find("0x00"),
+              std::string::npos);
 }
 
 TEST(JsonGuard, NestingDepthOfParsedValues) {
