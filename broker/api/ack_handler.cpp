@@ -1,10 +1,10 @@
 #include "api/json_text.hpp"
 #include "api/opaque_span_offsets.hpp"
 #include "api/routes.hpp"
-#include "db/pg_array.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "segment/segment_codec.hpp"
+#include "store/acks_store.hpp"
 
 #include <charconv>
 #include <map>
@@ -16,14 +16,7 @@ namespace asio = boost::asio;
 
 namespace {
 
-struct ack_answer {
-    bool success = false;
-    std::optional<std::int64_t> offset;
-    bool noop = false;
-    bool dlq = false;
-    bool lease_released = false;
-    std::optional<std::string> error;
-};
+using ack_answer = store::ack_outcome;
 
 std::optional<std::int64_t> parse_partition_id(const std::string& s) {
     std::int64_t v = 0;
@@ -32,27 +25,17 @@ std::optional<std::int64_t> parse_partition_id(const std::string& s) {
     return v;
 }
 
-// The seven arrays of one queen.ack call for the acks `members` of one group.
-std::vector<std::string> ack_call_arrays(const std::vector<ack_item>& acks, const std::vector<std::size_t>& members) {
-    db::pg_array_builder pids, txids, offsets, leases, statuses, errors;
+// The acks `members` of one group as a queen.ack call takes them.
+std::vector<store::ack_request> ack_call(const std::vector<ack_item>& acks, const std::vector<std::size_t>& members) {
+    std::vector<store::ack_request> out;
     for (auto i : members) {
         const auto& a = acks[i];
-        pids.add(*parse_partition_id(a.partition_id));
-        txids.add(a.transaction_id);
-        if (a.offset) offsets.add(*a.offset);
-        else offsets.add_null();
-        if (a.lease_id && !a.lease_id->empty()) leases.add(*a.lease_id);
-        else leases.add_null();
-        statuses.add(std::string_view(to_sql(a.status)));
-        if (a.error) errors.add(*a.error);
-        else errors.add_null();
+        std::optional<std::string> lease;
+        if (a.lease_id && !a.lease_id->empty()) lease = *a.lease_id;
+        out.push_back({*parse_partition_id(a.partition_id), a.transaction_id, a.offset, lease, to_sql(a.status), a.error});
     }
-    return {pids.finish(), txids.finish(), offsets.finish(), leases.finish(), statuses.finish(), errors.finish()};
+    return out;
 }
-
-constexpr const char* ack_sql =
-    "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
-    "FROM queen.ack($1, $2::bigint[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::text[])";
 
 // Applies acks, one queen.ack call per consumer group; answers in input order. An ack by
 // transaction id that the database cannot place (QNDEC: a zstd segment without queen_ext)
@@ -72,14 +55,12 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, st
     }
     std::set<std::string> released_queues;
     for (const auto& [group, members] : by_group) {
-        std::optional<db::pg_result> res;
-        for (int attempt = 0; !res; ++attempt) {
-            const std::vector<std::string> arrays = ack_call_arrays(acks, members);
-            std::vector<db::pg_param> params{db::pg_param::text(group)};
-            for (const auto& a : arrays) params.push_back(db::pg_param::text(a));
+        std::optional<std::vector<store::ack_outcome>> outcomes;
+        for (int attempt = 0; !outcomes; ++attempt) {
             bool undecodable = false;
             try {
-                res = co_await ctx.pool.exec(ack_sql, params, db::result_format::binary);
+                const auto call = ack_call(acks, members);
+                outcomes = co_await store::apply_acks(ctx.pool, group, call);
             } catch (const db::pg_error& e) {
                 if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
                 undecodable = true;
@@ -90,17 +71,9 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, st
                 co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(pending));
             }
         }
-        for (int row = 0; row < res->rows(); ++row) {
-            auto k = static_cast<std::size_t>(res->int64(row, 0));
-            if (k < 1 || k > members.size()) throw std::runtime_error("queen.ack returned an unknown item index");
-            ack_answer& a = answers[members[k - 1]];
-            a.success = res->boolean(row, 1);
-            if (!res->is_null(row, 2)) a.offset = res->int64(row, 2);
-            a.noop = res->boolean(row, 3);
-            a.dlq = res->boolean(row, 4);
-            a.lease_released = res->boolean(row, 5);
-            if (!res->is_null(row, 6)) a.error = std::string(res->text(row, 6));
-            if (a.lease_released && !res->is_null(row, 7)) released_queues.insert(std::string(res->text(row, 7)));
+        for (auto& o : *outcomes) {
+            if (o.lease_released && o.queue_name) released_queues.insert(*o.queue_name);
+            answers[members[o.item - 1]] = std::move(o);
         }
     }
     // A released lease makes its partition claimable again: wake parked pops.

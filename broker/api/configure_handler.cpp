@@ -8,8 +8,8 @@ namespace queen::api {
 boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx, http::request_context& rc) {
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto r = parse_configure(body, ctx.limits);
-    const auto stored =
-        co_await store::configure_queue(ctx.pool, store::queue_config{r.queue, r.namespace_name, r.task, r.options.dump()});
+    const store::queue_config config{r.queue, r.namespace_name, r.task, r.options.dump()};
+    const auto stored = co_await store::configure_queue(ctx.pool, config);
     if (ctx.queue_settings) ctx.queue_settings->forget(r.queue);
     nlohmann::json out{{"configured", true},
                        {"queueId", stored.queue_id},

@@ -24,7 +24,8 @@ asio::awaitable<http::response> handle_extend_lease(app::broker_context& ctx, ht
     if (!uuid) {
         item["error"] = "Lease not found";
     } else {
-        const auto ext = co_await store::extend_lease(ctx.pool, segment::uuid_to_string(*uuid), seconds);
+        const std::string id = segment::uuid_to_string(*uuid);
+        const auto ext = co_await store::extend_lease(ctx.pool, id, seconds);
         if (ext.status == store::lease_extension_status::extended) {
             item["success"] = true;
             item["expiresAt"] = core::iso_time(ext.expires_at_us);

@@ -1,6 +1,6 @@
 #include "api/opaque_span_offsets.hpp"
 
-#include "db/pg_array.hpp"
+#include "store/acks_store.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <charconv>
@@ -28,27 +28,15 @@ boost::asio::awaitable<void> resolve_offsets_in_undecodable_spans(db::pg_pool& p
         if (auto pid = positive_id(a->partition_id)) wanted[{pid, a->consumer_group}].push_back(a);
     }
     if (wanted.empty()) co_return;
-    db::pg_array_builder pids, groups;
-    for (const auto& [key, _] : wanted) {
-        pids.add(key.first);
-        groups.add(key.second);
-    }
-    const std::string a1 = pids.finish(), a2 = groups.finish();
-    std::vector<db::pg_param> params{db::pg_param::text(a1), db::pg_param::text(a2)};
-    auto res = co_await pool.exec(
-        "SELECT k.pid, k.grp, c.committed, c.lease_end, s.first_offset, s.body "
-        "FROM unnest($1::bigint[], $2::text[]) AS k(pid, grp) "
-        "JOIN queen.log_consumers c ON c.partition_id = k.pid AND c.consumer_group = k.grp "
-        "JOIN queen.log_segments s ON s.partition_id = k.pid AND s.last_offset > c.committed "
-        "AND s.first_offset <= c.lease_end "
-        "WHERE s.codec <> 0 AND c.lease_end IS NOT NULL",
-        params, db::result_format::binary);
+    std::vector<std::pair<std::int64_t, std::string>> keys;
+    for (const auto& [key, _] : wanted) keys.push_back(key);
+    const auto spans = co_await store::live_span_segments(pool, keys);
     std::map<ack_item*, std::int64_t> found;
-    for (int row = 0; row < res.rows(); ++row) {
-        auto it = wanted.find({res.int64(row, 0), std::string(res.text(row, 1))});
+    for (const auto& span : spans) {
+        auto it = wanted.find({span.partition_id, span.consumer_group});
         if (it == wanted.end()) continue;
-        const std::int64_t committed = res.int64(row, 2), lease_end = res.int64(row, 3), first = res.int64(row, 4);
-        auto segment = segment::decoded_segment::decode(res.bytes(row, 5));
+        const std::int64_t committed = span.committed, lease_end = span.lease_end, first = span.first_offset;
+        auto segment = segment::decoded_segment::decode(std::string_view(span.body));
         const auto& frames = segment.frames();
         for (std::size_t i = 0; i < frames.size(); ++i) {
             const std::int64_t off = first + static_cast<std::int64_t>(i);

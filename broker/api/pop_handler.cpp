@@ -3,11 +3,11 @@
 #include "api/pop_answer.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
-#include "db/pg_binary.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
 #include "segment/segment_codec.hpp"
+#include "store/pop_store.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -40,41 +40,23 @@ struct pop_result {
     std::size_t message_count = 0;
 };
 
-std::string iso_param(std::int64_t unix_us) { return core::iso_time(unix_us); }
-
-// Runs queen.pop once and renders the messages of the claimed spans.
+// Claims spans through the store once and renders the messages of the claimed spans.
 asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params& p) {
-    std::string batch = std::to_string(p.batch), partitions = std::to_string(p.partitions);
-    std::string sub_at = p.subscription_at ? iso_param(*p.subscription_at) : std::string();
-    std::vector<db::pg_param> params{
-        db::pg_param::text(p.queue),
-        p.partition ? db::pg_param::text(*p.partition) : db::pg_param::null(),
-        db::pg_param::text(p.consumer_group),
-        db::pg_param::text(batch),
-        db::pg_param::text(partitions),
-        db::pg_param::text(p.auto_ack ? "true" : "false"),
-        db::pg_param::text(p.subscribe_all ? "true" : "false"),
-        p.subscription_at ? db::pg_param::text(sub_at) : db::pg_param::null()};
-    auto res = co_await ctx.pool.exec(
-        "SELECT partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_codec, seg_body "
-        "FROM queen.pop($1, $2, $3, $4::int, $5::int, $6::boolean, $7::boolean, $8::timestamptz)",
-        params, db::result_format::binary);
-
+    const store::pop_claim claim{p.queue,      p.partition, p.consumer_group, p.batch,
+                                 p.partitions, p.auto_ack,  p.subscribe_all,  p.subscription_at};
+    const auto segments = co_await store::claim_spans(ctx.pool, claim);
     pop_result out;
     std::string& m = out.messages_json;
     m = "[";
-    for (int row = 0; row < res.rows(); ++row) {
-        std::int64_t pid = res.int64(row, 0);
-        if (out.partitions.empty() || out.partitions.back().partition_id != pid) {
-            out.partitions.push_back({pid, std::string(res.text(row, 1)), res.int64(row, 3), res.int64(row, 4)});
-            if (out.lease_id.empty() && !res.is_null(row, 2))
-                out.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
+    for (const auto& seg : segments) {
+        if (out.partitions.empty() || out.partitions.back().partition_id != seg.partition_id) {
+            out.partitions.push_back({seg.partition_id, seg.partition_name, seg.span_start, seg.span_end});
+            if (out.lease_id.empty() && seg.lease_id) out.lease_id = *seg.lease_id;
         }
         const auto& part = out.partitions.back();
-        const pop_message_scope scope{pid, part.name, out.lease_id, p.consumer_group};
-        std::int64_t first = res.int64(row, 5);
-        auto segment = segment::decoded_segment::decode(res.bytes(row, 7));
-        std::int64_t offset = first;
+        const pop_message_scope scope{seg.partition_id, part.name, out.lease_id, p.consumer_group};
+        auto segment = segment::decoded_segment::decode(std::string_view(seg.body));
+        std::int64_t offset = seg.first_offset;
         for (const auto& f : segment.frames()) {
             if (offset > part.span_start && offset <= part.span_end) {
                 if (out.message_count++) m += ',';
@@ -121,8 +103,7 @@ void watch_client(asio::ip::tcp::socket& socket, std::shared_ptr<park_state> sta
 asio::awaitable<void> release_unwritten_lease(db::pg_pool* pool, core::push_notifier* notifier, std::string lease,
                                               std::string group, std::string queue) {
     try {
-        std::vector<db::pg_param> params{db::pg_param::text(lease), db::pg_param::text(group)};
-        co_await pool->exec("SELECT queen.release_lease($1::uuid, $2)", params);
+        co_await store::release_lease(*pool, lease, group);
         notifier->queues_changed({queue});
     } catch (const std::exception& e) {
         log::warn("could not release lease {} of an unwritten pop: {}", lease, e.what());

@@ -1,5 +1,7 @@
 #include "core/housekeeper.hpp"
 
+#include "store/maintenance_store.hpp"
+
 #include "log/log.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -13,11 +15,6 @@
 namespace queen::core {
 
 namespace asio = boost::asio;
-
-namespace {
-// Advisory lock key of the housekeeping leader ("QUEENHK").
-constexpr const char* leader_lock_key = "5138047736113649227";
-}  // namespace
 
 housekeeper::housekeeper(asio::any_io_executor executor, housekeeper_options options)
     : executor_(std::move(executor)), options_(std::move(options)) {
@@ -38,8 +35,6 @@ asio::awaitable<void> housekeeper::run() {
     auto pool = pool_;
     std::optional<db::pooled_connection> conn;  // held while leader: the session owns the lock
     asio::steady_timer timer(executor_);
-    const std::string group_idle = std::to_string(options_.group_idle.count());
-    const std::string partition_idle = std::to_string(options_.partition_idle.count());
     while (!st->stopped) {
         timer.expires_after(options_.interval);
         boost::system::error_code ec;
@@ -48,15 +43,13 @@ asio::awaitable<void> housekeeper::run() {
         try {
             if (!conn) {
                 auto c = co_await pool->acquire();
-                auto got = co_await c.exec(std::string("SELECT pg_try_advisory_lock(") + leader_lock_key + ")");
-                if (!got.boolean(0, 0)) continue;  // another broker leads; c returns to the pool
+                if (!co_await store::try_lead_housekeeping(c)) continue;  // another broker leads; c returns to the pool
                 conn.emplace(std::move(c));
                 st->leader = true;
                 log::info("housekeeping: this broker is the leader");
             }
-            std::vector<db::pg_param> params{db::pg_param::text(group_idle), db::pg_param::text(partition_idle)};
-            auto res = co_await conn->exec("SELECT queen.run_housekeeping($1::int, $2::int)", params);
-            log::debug("housekeeping: {}", std::string(res.text(0, 0)));
+            const auto counts = co_await store::run_housekeeping(*conn, options_.group_idle, options_.partition_idle);
+            log::debug("housekeeping: {}", counts);
         } catch (const std::exception& e) {
             // A lost connection also lost the lock: compete again at the next tick.
             if (st->leader) log::warn("housekeeping: giving up leadership: {}", e.what());

@@ -1,7 +1,7 @@
 #include "core/push_fusion.hpp"
 
 #include "core/push_batch.hpp"
-#include "db/pg_binary.hpp"
+#include "store/push_store.hpp"
 #include "log/log.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -122,16 +122,10 @@ asio::awaitable<std::vector<std::vector<push_outcome>>> push_fusion::store(
     db::pg_pool& pool, const std::vector<const std::vector<push_item>*>& requests) {
     const push_batch batch = make_push_batch(requests);
     const auto& position = batch.position;
-    std::vector<db::pg_param> params;
-    for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));
-    static constexpr const char* sql =
-        "SELECT item, status, partition_id, msg_offset, created_at FROM queen.push("
-        "$1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::text[])";
-
-    db::pg_result res;
+    std::vector<store::pushed_item> rows;
     for (int attempt = 1;; ++attempt) {
         try {
-            res = co_await pool.exec(sql, params, db::result_format::binary);
+            rows = co_await store::push(pool, batch);
             break;
         } catch (const db::pg_error& e) {
             // Only a statement that certainly rolled back is retried here; a lost connection
@@ -142,17 +136,13 @@ asio::awaitable<std::vector<std::vector<push_outcome>>> push_fusion::store(
     }
     std::vector<std::vector<push_outcome>> out(requests.size());
     for (std::size_t r = 0; r < requests.size(); ++r) out[r].resize(requests[r]->size());
-    for (int row = 0; row < res.rows(); ++row) {
-        auto k = static_cast<std::size_t>(res.int64(row, 0));
-        if (k < 1 || k > position.size()) throw std::runtime_error("queen.push returned an unknown item index");
-        auto [r, i] = position[k - 1];
-        push_outcome& o = out[r][i];
-        o.queued = res.text(row, 1) == "queued";
-        o.partition_id = res.int64(row, 2);
-        o.offset = res.int64(row, 3);
-        if (!res.is_null(row, 4)) o.created_at_us = db::timestamp_us(res, row, 4);
+    for (const auto& row : rows) {
+        if (row.item < 1 || row.item > position.size())
+            throw std::runtime_error("queen.push returned an unknown item index");
+        auto [r, i] = position[row.item - 1];
+        out[r][i] = push_outcome{row.queued, row.partition_id, row.offset, row.created_at_us};
     }
-    if (static_cast<std::size_t>(res.rows()) != position.size())
+    if (rows.size() != position.size())
         throw std::runtime_error("queen.push returned a different number of rows than items");
     co_return out;
 }

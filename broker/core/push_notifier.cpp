@@ -1,6 +1,6 @@
 #include "core/push_notifier.hpp"
 
-#include "db/pg_array.hpp"
+#include "store/push_store.hpp"
 #include "log/log.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -45,12 +45,10 @@ boost::asio::awaitable<void> push_notifier::send_pending() {
             }
             batch.swap(pending_);
         }
-        db::pg_array_builder payloads;
-        for (const auto& q : batch) payloads.add(instance_id_ + "\n" + q);
-        const std::string literal = payloads.finish();
-        std::vector<db::pg_param> params{db::pg_param::text(channel), db::pg_param::text(literal)};
+        std::vector<std::string> payloads;
+        for (const auto& q : batch) payloads.push_back(instance_id_ + "\n" + q);
         try {
-            co_await pool_.exec("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", params);
+            co_await store::notify_brokers(pool_, channel, payloads);
         } catch (const std::exception& e) {
             // Other brokers' parked pops fall back to their periodic re-check.
             log::warn("could not notify other brokers: {}", e.what());

@@ -1,5 +1,7 @@
 #include "embedded/embedded_postgres.hpp"
 
+#include "schema/migrator.hpp"
+
 #include <fmt/core.h>
 #include <libpq-fe.h>
 
@@ -319,32 +321,6 @@ int server_major_version(const std::string& bin_dir) {
     return std::atoi(res.output.c_str() + pos + 2);
 }
 
-void create_database(const std::string& conninfo_postgres, const std::string& database) {
-    PGconn* c = PQconnectdb(conninfo_postgres.c_str());
-    std::unique_ptr<PGconn, decltype(&PQfinish)> guard(c, &PQfinish);
-    if (!c || PQstatus(c) != CONNECTION_OK)
-        throw std::runtime_error(fmt::format("cannot connect to the embedded PostgreSQL ({}): {}", conninfo_postgres,
-                                             trim(c ? PQerrorMessage(c) : "out of memory")));
-    const char* values[] = {database.c_str()};
-    std::unique_ptr<PGresult, decltype(&PQclear)> exists(
-        PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1", 1, nullptr, values, nullptr, nullptr, 0),
-        &PQclear);
-    if (PQresultStatus(exists.get()) != PGRES_TUPLES_OK)
-        throw std::runtime_error("cannot list databases: " + trim(PQerrorMessage(c)));
-    if (PQntuples(exists.get()) > 0) return;
-    char* ident = PQescapeIdentifier(c, database.c_str(), database.size());
-    if (!ident) throw std::runtime_error("invalid database name: " + database);
-    std::string sql = std::string("CREATE DATABASE ") + ident;
-    PQfreemem(ident);
-    std::unique_ptr<PGresult, decltype(&PQclear)> created(PQexec(c, sql.c_str()), &PQclear);
-    if (PQresultStatus(created.get()) != PGRES_COMMAND_OK) {
-        const char* state = PQresultErrorField(created.get(), PG_DIAG_SQLSTATE);
-        if (state && std::strcmp(state, "42P04") == 0) return;  // created concurrently
-        throw std::runtime_error(
-            fmt::format("cannot create database \"{}\": {}", database, trim(PQerrorMessage(c))));
-    }
-}
-
 server_user resolve_server_user() {
     server_user u;
     if (geteuid() != 0) {
@@ -544,7 +520,7 @@ embedded_postgres::embedded_postgres(embedded_options options) : options_(std::m
     }
 
     try {
-        create_database(make_conninfo(socket_dir_, port_, "postgres"), options_.database);
+        schema::create_database_if_missing(make_conninfo(socket_dir_, port_, "postgres"), options_.database);
     } catch (...) {
         if (!adopted_) {
             try {

@@ -1,6 +1,8 @@
 #include "maintenance/maintenance_flags.hpp"
 
 #include "log/log.hpp"
+#include "store/boot_store.hpp"
+#include "store/maintenance_store.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -18,26 +20,8 @@ namespace queen::maintenance {
 namespace asio = boost::asio;
 
 flags_snapshot maintenance_flags::load(const std::string& conninfo) {
-    std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), &PQfinish);
-    if (!conn || PQstatus(conn.get()) != CONNECTION_OK)
-        throw std::runtime_error(std::string("reading the maintenance flags: ") +
-                                 (conn ? PQerrorMessage(conn.get()) : "out of memory"));
-    std::unique_ptr<PGresult, decltype(&PQclear)> exists(
-        PQexec(conn.get(), "SELECT to_regprocedure('queen.get_maintenance()') IS NOT NULL"), &PQclear);
-    if (PQresultStatus(exists.get()) != PGRES_TUPLES_OK)
-        throw std::runtime_error(std::string("reading the maintenance flags: ") + PQerrorMessage(conn.get()));
-    flags_snapshot out;
-    if (std::string(PQgetvalue(exists.get(), 0, 0)) != "t") return out;
-    std::unique_ptr<PGresult, decltype(&PQclear)> res(
-        PQexec(conn.get(), "SELECT push_maintenance, pop_maintenance, coalesce(database_id::text, '') "
-                           "FROM queen.get_maintenance()"),
-        &PQclear);
-    if (PQresultStatus(res.get()) != PGRES_TUPLES_OK || PQntuples(res.get()) != 1)
-        throw std::runtime_error(std::string("reading the maintenance flags: ") + PQerrorMessage(conn.get()));
-    out.push = std::string(PQgetvalue(res.get(), 0, 0)) == "t";
-    out.pop = std::string(PQgetvalue(res.get(), 0, 1)) == "t";
-    out.database_id = PQgetvalue(res.get(), 0, 2);
-    return out;
+    auto state = store::read_maintenance_at_boot(conninfo);
+    return flags_snapshot{state.push, state.pop, std::move(state.database_id)};
 }
 
 maintenance_flags::maintenance_flags(asio::any_io_executor executor, db::pg_pool& pool, flags_snapshot initial,
@@ -102,9 +86,9 @@ asio::awaitable<void> maintenance_flags::run() {
         if (!st->refresh_now.exchange(false) && std::chrono::steady_clock::now() < next) continue;
         next = std::chrono::steady_clock::now() + refresh_;
         try {
-            auto res = co_await pool_.exec("SELECT push_maintenance, pop_maintenance FROM queen.get_maintenance()");
+            const auto flags = co_await store::read_maintenance(pool_);
             if (st->stopped) break;
-            apply(st, res.boolean(0, 0), res.boolean(0, 1));
+            apply(st, flags.push, flags.pop);
             if (failing) log::info("maintenance: flags readable again");
             failing = false;
         } catch (const std::exception& e) {
@@ -115,12 +99,8 @@ asio::awaitable<void> maintenance_flags::run() {
 }
 
 asio::awaitable<void> maintenance_flags::set(std::optional<bool> push, std::optional<bool> pop) {
-    std::vector<db::pg_param> params{
-        push ? db::pg_param::text(*push ? "true" : "false") : db::pg_param::null(),
-        pop ? db::pg_param::text(*pop ? "true" : "false") : db::pg_param::null()};
-    auto res = co_await pool_.exec(
-        "SELECT push_maintenance, pop_maintenance FROM queen.set_maintenance($1::boolean, $2::boolean)", params);
-    apply(state_, res.boolean(0, 0), res.boolean(0, 1));
+    const auto flags = co_await store::set_maintenance(pool_, push, pop);
+    apply(state_, flags.push, flags.pop);
 }
 
 asio::awaitable<bool> maintenance_flags::wait_pop_resumed(std::chrono::steady_clock::time_point deadline) {

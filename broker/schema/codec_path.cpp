@@ -1,7 +1,8 @@
 #include "schema/codec_path.hpp"
 
+#include "store/boot_store.hpp"
+
 #include <fmt/format.h>
-#include <libpq-fe.h>
 
 #include <memory>
 #include <stdexcept>
@@ -9,17 +10,8 @@
 namespace queen::schema {
 
 codec_path detect_codec_path(const std::string& conninfo) {
-    std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo.c_str()), &PQfinish);
-    if (!conn || PQstatus(conn.get()) != CONNECTION_OK)
-        throw std::runtime_error(std::string("codec path: cannot connect to PostgreSQL: ") +
-                                 (conn ? PQerrorMessage(conn.get()) : "out of memory"));
-    std::unique_ptr<PGresult, decltype(&PQclear)> res(PQexec(conn.get(), "SELECT queen.codec_extension()"),
-                                                      &PQclear);
-    if (PQresultStatus(res.get()) != PGRES_TUPLES_OK || PQntuples(res.get()) != 1)
-        throw std::runtime_error(std::string("codec path: SELECT queen.codec_extension() failed: ") +
-                                 PQerrorMessage(conn.get()));
     codec_path path;
-    if (!PQgetisnull(res.get(), 0, 0)) path.extension_version = PQgetvalue(res.get(), 0, 0);
+    path.extension_version = store::read_codec_extension(conninfo);
     return path;
 }
 

@@ -145,6 +145,31 @@ migration_report apply(const std::string& conninfo) {
     return report;
 }
 
+void create_database_if_missing(const std::string& conninfo_postgres, const std::string& database) {
+    std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(conninfo_postgres.c_str()), &PQfinish);
+    if (!conn || PQstatus(conn.get()) != CONNECTION_OK)
+        throw std::runtime_error("cannot connect to PostgreSQL (" + conninfo_postgres +
+                                 "): " + (conn ? PQerrorMessage(conn.get()) : "out of memory"));
+    PGconn* c = conn.get();
+    const char* values[] = {database.c_str()};
+    result_ptr exists(
+        PQexecParams(c, "SELECT 1 FROM pg_database WHERE datname = $1", 1, nullptr, values, nullptr, nullptr, 0),
+        &PQclear);
+    if (PQresultStatus(exists.get()) != PGRES_TUPLES_OK)
+        throw std::runtime_error(std::string("cannot list databases: ") + PQerrorMessage(c));
+    if (PQntuples(exists.get()) > 0) return;
+    char* ident = PQescapeIdentifier(c, database.c_str(), database.size());
+    if (!ident) throw std::runtime_error("invalid database name: " + database);
+    const std::string sql = std::string("CREATE DATABASE ") + ident;
+    PQfreemem(ident);
+    result_ptr created(PQexec(c, sql.c_str()), &PQclear);
+    if (PQresultStatus(created.get()) != PGRES_COMMAND_OK) {
+        const char* state = PQresultErrorField(created.get(), PG_DIAG_SQLSTATE);
+        if (state && std::string_view(state) == "42P04") return;  // created concurrently
+        throw std::runtime_error("cannot create database \"" + database + "\": " + PQerrorMessage(c));
+    }
+}
+
 migration_report check(const std::string& conninfo) {
     auto conn = connect_with_retry(conninfo);
     int v = database_version(conn.get());

@@ -23,6 +23,11 @@ int embedded_schema_version();
 // Applies migrations and procedures; throws std::runtime_error with a clear message.
 migration_report apply(const std::string& conninfo);
 
+// Creates `database` through an administrative connection (conninfo_postgres, to the
+// `postgres` database) unless it exists; a concurrent creation is not an error. Throws
+// std::runtime_error with a clear message (the embedded server's first start).
+void create_database_if_missing(const std::string& conninfo_postgres, const std::string& database);
+
 // Only checks compatibility (QUEEN_APPLY_SCHEMA=0); throws when the database is newer or missing.
 migration_report check(const std::string& conninfo);
 

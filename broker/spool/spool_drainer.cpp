@@ -2,7 +2,7 @@
 
 #include "core/message_id.hpp"
 #include "core/push_batch.hpp"
-#include "db/pg_array.hpp"
+#include "store/push_store.hpp"
 #include "log/log.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -110,32 +110,24 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
     }
     std::vector<const std::vector<core::push_item>*> requests{&items};
     const core::push_batch pb = core::make_push_batch(requests);
-    std::vector<db::pg_param> params;
-    for (const auto& a : pb.arrays) params.push_back(db::pg_param::text(a));
-    std::string since;
+    // An item that may have committed before the outage is probed for since a little before
+    // it was accepted.
+    std::vector<std::optional<std::int64_t>> probe_since;
     if (any_in_doubt) {
-        db::pg_array_builder probe;
         const auto margin_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.probe_margin).count();
         for (const auto& [r, i] : pb.position) {
             const auto& rec = batch.records[i];
-            if (rec.in_doubt) probe.add(std::string_view(core::iso_time(rec.accepted_at_us - margin_us)));
-            else probe.add_null();
+            probe_since.push_back(rec.in_doubt ? std::optional<std::int64_t>(rec.accepted_at_us - margin_us)
+                                               : std::nullopt);
         }
-        since = probe.finish();
-        params.push_back(db::pg_param::text(since));
     }
 
     co_await spool_.mark_inflight(batch.end);
-    const char* sql =
-        any_in_doubt
-            ? "SELECT status FROM queen.push_spooled($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], "
-              "$6::text[], $7::text[], $8::timestamptz[])"
-            : "SELECT status FROM queen.push($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], "
-              "$7::text[])";
-    db::pg_result res;
+    std::vector<store::pushed_item> rows;
     for (int attempt = 1;; ++attempt) {
         try {
-            res = co_await pool_.exec(sql, params);
+            if (any_in_doubt) rows = co_await store::push_spooled(pool_, pb, probe_since);
+            else rows = co_await store::push(pool_, pb);
             break;
         } catch (const db::pg_error& e) {
             bool rolled_back = e.kind() == db::pg_error_kind::deadlock || e.kind() == db::pg_error_kind::serialization;
@@ -143,11 +135,11 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
         }
     }
     std::size_t duplicates = 0;
-    for (int row = 0; row < res.rows(); ++row)
-        if (res.text(row, 0) != "queued") ++duplicates;
-    if (static_cast<std::size_t>(res.rows()) != batch.records.size())
+    for (const auto& row : rows)
+        if (!row.queued) ++duplicates;
+    if (rows.size() != batch.records.size())
         log::error("spool: the drain stored a batch of {} records but got {} answers", batch.records.size(),
-                   res.rows());
+                   rows.size());
 
     co_await spool_.mark_drained(batch.end, batch.records.size());
     std::set<std::string> queues;

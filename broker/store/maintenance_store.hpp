@@ -1,0 +1,33 @@
+#pragma once
+// Store layer (see store/queues_store.hpp): maintenance flags and housekeeping.
+#include "db/pg_pool.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace queen::store {
+
+struct maintenance_flags_row {
+    bool push = false;
+    bool pop = false;
+};
+
+// queen.get_maintenance: the flags every broker obeys.
+boost::asio::awaitable<maintenance_flags_row> read_maintenance(db::pg_pool& pool);
+
+// queen.set_maintenance: sets the given flags (nullopt keeps one) and notifies every broker.
+boost::asio::awaitable<maintenance_flags_row> set_maintenance(db::pg_pool& pool, std::optional<bool> push,
+                                                              std::optional<bool> pop);
+
+// The housekeeping leader's session advisory lock: true when this connection took it (it
+// holds it until the connection closes).
+boost::asio::awaitable<bool> try_lead_housekeeping(db::pooled_connection& conn);
+
+// queen.run_housekeeping: one round of retention, expiry and reclaim; its counts as JSON.
+boost::asio::awaitable<std::string> run_housekeeping(db::pooled_connection& conn, std::chrono::seconds group_idle,
+                                                     std::chrono::seconds partition_idle);
+
+}  // namespace queen::store

@@ -1,0 +1,44 @@
+#pragma once
+// Store layer (see store/queues_store.hpp): claiming spans for pops, and giving them back.
+#include "db/pg_pool.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace queen::store {
+
+struct pop_claim {
+    std::string queue;
+    std::optional<std::string> partition;     // nullopt: any partition of the queue
+    std::string consumer_group;               // __QUEUE_MODE__ for queue mode
+    std::int64_t batch = 1;
+    std::int64_t partitions = 1;
+    bool auto_ack = false;
+    bool subscribe_all = true;                // a new group starts from the beginning
+    std::optional<std::int64_t> subscription_at_us;
+};
+
+// One segment overlapping a claimed span, in partition then offset order.
+struct claimed_segment {
+    std::int64_t partition_id = 0;
+    std::string partition_name;
+    std::optional<std::string> lease_id;      // canonical UUID text; absent with autoAck
+    std::int64_t span_start = 0;              // the span is (span_start, span_end]
+    std::int64_t span_end = 0;
+    std::int64_t first_offset = 0;            // of the segment's first frame
+    std::string body;                         // the segment's bytes
+};
+
+// queen.pop: leases up to claim.partitions spans for the group and returns their segments;
+// empty when nothing can be handed out.
+boost::asio::awaitable<std::vector<claimed_segment>> claim_spans(db::pg_pool& pool, const pop_claim& claim);
+
+// queen.release_lease: gives the lease back at once (a pop whose answer was not written).
+boost::asio::awaitable<void> release_lease(db::pg_pool& pool, const std::string& lease_id,
+                                           const std::string& consumer_group);
+
+}  // namespace queen::store

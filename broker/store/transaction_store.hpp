@@ -1,0 +1,48 @@
+#pragma once
+// Store layer (see store/queues_store.hpp): pushes and acks in one transaction.
+#include "core/push_batch.hpp"
+#include "db/pg_pool.hpp"
+#include "store/acks_store.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace queen::store {
+
+// One ack of a transaction: an ack_request with its own group.
+struct transaction_ack {
+    std::string consumer_group;
+    ack_request ack;  // partition_id -1 resolves nowhere
+};
+
+struct transaction_push_row {
+    std::size_t item = 0;     // 1-based position in the batch's items
+    std::string status;       // queued or duplicate
+    std::int64_t partition_id = 0;
+    std::int64_t offset = 0;
+};
+
+struct transaction_failure {
+    std::string kind;         // "lease" or "ack"
+    std::size_t item = 0;     // for an ack: its 1-based position in the acks
+    std::string error;
+};
+
+struct transaction_outcome {
+    bool success = false;
+    std::vector<transaction_push_row> push;
+    std::vector<ack_outcome> ack;     // item: 1-based position in the acks
+    std::optional<transaction_failure> failure;
+};
+
+// queen.transaction: every push of `batch` and every ack in ONE transaction, or none of them
+// (with the first failure). Throws db::pg_error QNDEC like store::apply_acks.
+boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool, const core::push_batch& batch,
+                                                            const std::vector<transaction_ack>& acks,
+                                                            const std::vector<std::string>& required_leases);
+
+}  // namespace queen::store

@@ -1,0 +1,19 @@
+-- queen.live_span_segments(partition_ids, groups): the segments a broker must decode itself
+-- to place acks by transaction id (broker/api/opaque_span_offsets.hpp): for each (partition,
+-- group) pair with a live leased span (committed, lease_end], its segments that overlap the
+-- span and that SQL cannot decode (codec <> raw), with the span bounds.
+-- Reads only; takes no locks (queen.ack, called after it, locks and checks again).
+CREATE OR REPLACE FUNCTION queen.live_span_segments(p_partition_ids bigint[], p_groups text[])
+RETURNS TABLE(partition_id bigint, consumer_group text, committed bigint, lease_end bigint,
+              first_offset bigint, body bytea)
+LANGUAGE sql STABLE
+AS $$
+    SELECT k.pid, k.grp, c.committed, c.lease_end, s.first_offset, s.body
+      FROM unnest(p_partition_ids, p_groups) AS k(pid, grp)
+      JOIN queen.log_consumers c ON c.partition_id = k.pid AND c.consumer_group = k.grp
+      JOIN queen.log_segments s ON s.partition_id = k.pid AND s.last_offset > c.committed
+                                AND s.first_offset <= c.lease_end
+     WHERE s.codec <> 0 AND c.lease_end IS NOT NULL
+$$;
+COMMENT ON FUNCTION queen.live_span_segments(bigint[], text[]) IS
+  'Segments SQL cannot decode that overlap the live leased span of each (partition, group) pair, with the span.';
