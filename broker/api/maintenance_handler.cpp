@@ -133,24 +133,4 @@ boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_co
     co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
 }
 
-// POST /api/v1/transaction, guarded: a transaction's pushes cannot be spooled (they commit
-// with its acks), so while pushes go to the spool a transaction that pushes answers 503
-// with Retry-After instead of overtaking spooled pushes. Ack-only transactions proceed.
-boost::asio::awaitable<http::response> handle_transaction_guarded(app::broker_context& ctx,
-                                                                  http::request_context& rc) {
-    if (push_goes_to_spool(ctx)) {
-        auto tx = parse_transaction(parse_json_body(rc.req.body(), ctx.limits), ctx.limits);
-        for (const auto& op : tx.operations)
-            if (op.type == transaction_op::kind::push)
-                throw api_error(error_code::unavailable,
-                                ctx.maintenance && ctx.maintenance->push_paused()
-                                    ? "push maintenance is on: a transaction that pushes cannot be accepted now"
-                                    : "this broker is draining its spool: a transaction that pushes cannot be "
-                                      "accepted until it is empty",
-                                1);
-    }
-    auto res = co_await handle_transaction(ctx, rc);
-    co_return res;
-}
-
 }  // namespace queen::api

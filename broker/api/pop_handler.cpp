@@ -16,9 +16,6 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include <sys/socket.h>
-
-#include <cerrno>
 
 namespace queen::api {
 
@@ -80,25 +77,6 @@ struct park_state {
     bool client_gone = false;
 };
 
-// Watches the client's socket while a pop is parked: EOF or an error means it went away.
-// The peek never blocks: a readiness report can be spurious, and then the watch re-arms.
-void watch_client(asio::ip::tcp::socket& socket, std::shared_ptr<park_state> state) {
-    socket.async_wait(asio::socket_base::wait_read, [&socket, state](boost::system::error_code ec) {
-        if (ec) return;  // cancelled: the pop finished
-        char byte;
-        ssize_t n = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-            watch_client(socket, state);
-            return;
-        }
-        if (n <= 0) {
-            state->client_gone = true;
-            state->timer.cancel();
-        }
-        // n > 0: the client pipelined another request; it is still there.
-    });
-}
-
 // Releases the lease of a pop whose response could not be written, and wakes parked pops.
 asio::awaitable<void> release_unwritten_lease(db::pg_pool* pool, core::push_notifier* notifier, std::string lease,
                                               std::string group, std::string queue) {
@@ -135,20 +113,22 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
                 state->timer.cancel();
             });
         });
-        watch_client(rc.socket, state);
+        rc.client.notify_when_gone([state] {
+            state->client_gone = true;
+            state->timer.cancel();
+        });
     }
     struct cleanup {
         app::broker_context& ctx;
         const std::string& queue;
         std::uint64_t waiter;
-        asio::ip::tcp::socket& socket;
+        http::client_presence& client;
         ~cleanup() {
             if (!waiter) return;
             ctx.waiters.remove(queue, waiter);
-            boost::system::error_code ignored;
-            socket.cancel(ignored);
+            client.stop_watching();
         }
-    } guard{ctx, p.queue, waiter, rc.socket};
+    } guard{ctx, p.queue, waiter, rc.client};
 
     for (;;) {
         state->signaled = false;

@@ -14,7 +14,7 @@ void register_routes(http::router& router, app::broker_context& ctx) {
     router.add(bhttp::get, "/api/v1/pop/queue/:queue/partition/:partition", bind(handle_pop));
     router.add(bhttp::post, "/api/v1/ack", bind(handle_ack));
     router.add(bhttp::post, "/api/v1/ack/batch", bind(handle_ack_batch));
-    router.add(bhttp::post, "/api/v1/transaction", bind(handle_transaction_guarded));
+    router.add(bhttp::post, "/api/v1/transaction", bind(handle_transaction));
     router.add(bhttp::delete_, "/api/v1/resources/queues/:queue", bind(handle_delete_queue));
     router.add(bhttp::post, "/api/v1/lease/:leaseId/extend", bind(handle_extend_lease));
     router.add(bhttp::get, "/api/v1/consumer-groups", bind(handle_list_groups));

@@ -37,6 +37,5 @@ boost::asio::awaitable<http::response> handle_trace_names(app::broker_context& c
 boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_context& ctx, http::request_context& rc);
-boost::asio::awaitable<http::response> handle_transaction_guarded(app::broker_context& ctx, http::request_context& rc);
 
 }  // namespace queen::api

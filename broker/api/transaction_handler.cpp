@@ -1,4 +1,5 @@
 #include "api/json_text.hpp"
+#include "api/maintenance.hpp"
 #include "api/opaque_span_offsets.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
@@ -7,6 +8,7 @@
 #include "core/push_batch.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
+#include "maintenance/maintenance_flags.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/transaction_store.hpp"
 
@@ -56,12 +58,28 @@ std::vector<store::transaction_ack> transaction_acks(const transaction_request& 
     return out;
 }
 
+// A transaction's pushes cannot be spooled (they commit with its acks): while pushes go to
+// the spool, a transaction that pushes answers 503 with Retry-After instead of overtaking
+// spooled pushes. Ack-only transactions proceed.
+void refuse_pushes_while_spooling(app::broker_context& ctx, const transaction_request& tx) {
+    if (!push_goes_to_spool(ctx)) return;
+    for (const auto& op : tx.operations)
+        if (op.type == transaction_op::kind::push)
+            throw api_error(error_code::unavailable,
+                            ctx.maintenance && ctx.maintenance->push_paused()
+                                ? "push maintenance is on: a transaction that pushes cannot be accepted now"
+                                : "this broker is draining its spool: a transaction that pushes cannot be "
+                                  "accepted until it is empty",
+                            1);
+}
+
 }  // namespace
 
 // POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
 asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc) {
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto tx = parse_transaction(body, ctx.limits);
+    refuse_pushes_while_spooling(ctx, tx);
     for (auto& op : tx.operations)
         if (op.type == transaction_op::kind::push) co_await seal_payloads(ctx, op.items);
 

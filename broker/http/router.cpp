@@ -45,7 +45,7 @@ void router::add(bhttp::verb method, std::string pattern, handler h) {
     routes_.push_back(route{method, split_pattern(pattern), std::move(h)});
 }
 
-boost::asio::awaitable<response> router::dispatch(const request& req, boost::asio::ip::tcp::socket& socket,
+boost::asio::awaitable<response> router::dispatch(const request& req, client_presence& client,
                                                   boost::asio::any_io_executor executor,
                                                   std::function<void()>& on_write_failed) const {
     const unsigned version = req.version();
@@ -92,7 +92,7 @@ boost::asio::awaitable<response> router::dispatch(const request& req, boost::asi
     }
     // Re-match to collect this route's parameters (the loop may have matched others after).
     match(found->pattern, segments, params);
-    request_context ctx{req, std::move(params), std::move(target->query), socket, executor, {}};
+    request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}};
     std::exception_ptr failure;
     response res;
     try {

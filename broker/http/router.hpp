@@ -21,7 +21,7 @@ public:
     void add(bhttp::verb method, std::string pattern, handler h);
 
     // Answers one request; never throws.
-    boost::asio::awaitable<response> dispatch(const request& req, boost::asio::ip::tcp::socket& socket,
+    boost::asio::awaitable<response> dispatch(const request& req, client_presence& client,
                                               boost::asio::any_io_executor executor,
                                               std::function<void()>& on_write_failed) const;
 

@@ -30,6 +30,7 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
     } g{active};
     beast::flat_buffer buffer;
     beast::error_code ec;
+    client_presence presence(stream.socket());
     bool first = true;
     for (;;) {
         bhttp::request_parser<bhttp::string_body> parser;
@@ -75,7 +76,7 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
         // Handlers may legitimately take long (long-poll); they bound themselves.
         stream.expires_never();
         std::function<void()> on_write_failed;
-        response res = co_await routes.dispatch(req, stream.socket(), stream.get_executor(), on_write_failed);
+        response res = co_await routes.dispatch(req, presence, stream.get_executor(), on_write_failed);
         add_common_headers(res);
         res.keep_alive(req.keep_alive());
         stream.expires_after(options.write_timeout);

@@ -5,6 +5,8 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http.hpp>
 
+#include "http/client_presence.hpp"
+
 #include <functional>
 #include <map>
 #include <string>
@@ -21,7 +23,7 @@ struct request_context {
     const request& req;
     std::vector<std::string> path_params;           // percent-decoded, in pattern order
     std::map<std::string, std::string> query;       // percent-decoded; last value wins
-    boost::asio::ip::tcp::socket& socket;           // to notice a client that goes away
+    client_presence& client;                        // to notice a client that goes away
     boost::asio::any_io_executor executor;          // the connection's strand
     // Called when the response could not be written (the client is gone).
     std::function<void()> on_write_failed;
