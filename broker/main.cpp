@@ -1,5 +1,6 @@
 // The queen broker: reads its configuration, starts (or connects to) PostgreSQL, applies the
 // schema, and serves the HTTP API until SIGINT/SIGTERM. main() only wires things together.
+#include "api/failure_answer.hpp"
 #include "api/routes.hpp"
 #include "app/broker_context.hpp"
 #include "config/config.hpp"
@@ -95,26 +96,26 @@ int run() {
                                      flags.refresh_soon();
                                  }});
 
+    std::optional<crypto::payload_cipher> cipher;
+    if (!cfg.encryption_key.empty()) cipher = crypto::payload_cipher::from_hex_key(cfg.encryption_key);
+    log::info("encryption at rest: {}", cipher ? "key loaded (queues with encryptionEnabled are encrypted)"
+                                                : "no QUEEN_ENCRYPTION_KEY (encrypted queues refuse pushes)");
+    core::queue_settings queue_settings(pool, std::chrono::milliseconds(2000));
     app::broker_context ctx{cfg,
                             pool,
                             fusion,
                             notifier,
                             waiters,
-                            api::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes,
-                                        static_cast<std::size_t>(report.max_payload_depth)},
+                            config::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes,
+                                           static_cast<std::size_t>(report.max_payload_depth)},
                             cfg.embedded ? "embedded" : "external",
                             report.database_version,
-                            &flags,
-                            &spool,
-                            &drainer};
-    std::optional<crypto::payload_cipher> cipher;
-    if (!cfg.encryption_key.empty()) cipher = crypto::payload_cipher::from_hex_key(cfg.encryption_key);
-    core::queue_settings queue_settings(pool, std::chrono::milliseconds(2000));
-    ctx.cipher = cipher ? &*cipher : nullptr;
-    ctx.queue_settings = &queue_settings;
-    log::info("encryption at rest: {}", cipher ? "key loaded (queues with encryptionEnabled are encrypted)"
-                                                : "no QUEEN_ENCRYPTION_KEY (encrypted queues refuse pushes)");
-    http::router router;
+                            flags,
+                            spool,
+                            drainer,
+                            cipher,
+                            queue_settings};
+    http::router router(api::answer_failure);
     api::register_routes(router, ctx);
     http::server server(ioc, router,
                         http::server_options{cfg.host, cfg.port, cfg.max_body_bytes, cfg.read_timeout,

@@ -104,7 +104,7 @@ void append_answer(std::string& out, const ack_item& item, const ack_answer& a) 
 // POST /api/v1/ack
 asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::request_context& rc) {
     auto body = parse_json_body(rc.req.body(), ctx.limits);
-    std::vector<ack_item> acks{parse_ack(body)};
+    std::vector<ack_item> acks{parse_ack(body, ctx.limits)};
     auto answers = co_await apply_acks(ctx, acks);
     std::string out;
     append_answer(out, acks[0], answers[0]);

@@ -10,7 +10,7 @@ boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx
     auto r = parse_configure(body, ctx.limits);
     const store::queue_config config{r.queue, r.namespace_name, r.task, r.options.dump()};
     const auto stored = co_await store::configure_queue(ctx.pool, config);
-    if (ctx.queue_settings) ctx.queue_settings->forget(r.queue);
+    ctx.queue_settings.forget(r.queue);
     nlohmann::json out{{"configured", true},
                        {"queueId", stored.queue_id},
                        {"partitionId", stored.partition_id},

@@ -27,18 +27,6 @@ std::optional<std::int64_t> time_of(const std::map<std::string, std::string>& q,
     return t;
 }
 
-std::int64_t int_of(const std::map<std::string, std::string>& q, const char* key, std::int64_t fallback,
-                    std::int64_t min, std::int64_t max) {
-    auto v = value_of(q, key);
-    if (!v) return fallback;
-    std::int64_t n = 0;
-    auto [ptr, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
-    if (ec != std::errc{} || ptr != v->data() + v->size())
-        throw bad_request(fmt::format("{} must be an integer, got '{}'", key, *v));
-    if (n < min || n > max) throw bad_request(fmt::format("{} must be between {} and {}, got {}", key, min, max, n));
-    return n;
-}
-
 constexpr const char* filter_keys[] = {"queue", "consumerGroup", "partition", "from", "to", "id", "all", "limit"};
 
 void refuse_empty(const dlq_filter& f, const char* what) {
@@ -57,7 +45,7 @@ dlq_filter parse_dlq_filter(const std::map<std::string, std::string>& q, const l
         f.queue = std::move(*v);
     }
     if (auto v = value_of(q, "consumerGroup"); v && *v != "null") {
-        if (v->size() > 255) throw bad_request("consumerGroup is longer than 255 bytes");
+        check_name("consumerGroup", *v, lim);
         f.consumer_group = std::move(*v);
     }
     if (auto v = value_of(q, "partition")) {
@@ -78,8 +66,8 @@ dlq_filter parse_dlq_filter(const std::map<std::string, std::string>& q, const l
 
 dlq_page parse_dlq_page(const std::map<std::string, std::string>& q) {
     dlq_page p;
-    p.limit = int_of(q, "limit", 100, 1, 1000);
-    p.offset = int_of(q, "offset", 0, 0, 2147483647);
+    p.limit = query_int(q, "limit", 100, 1, 1000);
+    p.offset = query_int(q, "offset", 0, 0, 2147483647);
     return p;
 }
 
@@ -114,7 +102,7 @@ dlq_requeue_request parse_dlq_requeue(const std::map<std::string, std::string>& 
     dlq_requeue_request r;
     r.filter = parse_dlq_filter(merged, lim);
     const auto max = static_cast<std::int64_t>(lim.max_push_items);
-    r.limit = int_of(merged, "limit", max, 1, max);
+    r.limit = query_int(merged, "limit", max, 1, max);
     refuse_empty(r.filter, "requeue");
     return r;
 }

@@ -21,22 +21,20 @@ nlohmann::json maintenance_status(const app::broker_context& ctx) {
     nlohmann::json stats = nlohmann::json::object();
     bool healthy = false;
     std::uint64_t buffered = 0;
-    if (ctx.spool) {
-        auto s = ctx.spool->status();
-        healthy = s.healthy;
-        buffered = s.pending;
-        stats["spoolFile"] = s.path;
-        stats["spoolBytes"] = s.bytes;
-        stats["problem"] = s.problem.empty() ? nlohmann::json() : nlohmann::json(s.problem);
-    }
-    if (ctx.drainer) {
-        auto d = ctx.drainer->status();
-        stats["draining"] = d.draining;
-        stats["drainedTotal"] = d.drained_total;
-        stats["lastDrainError"] = d.last_error.empty() ? nlohmann::json() : nlohmann::json(d.last_error);
-    }
-    return nlohmann::json{{"maintenanceMode", ctx.maintenance && ctx.maintenance->push_paused()},
-                          {"popMaintenanceMode", ctx.maintenance && ctx.maintenance->pop_paused()},
+    // Problems are named, not quoted: their details (paths, libpq's text) are in the log.
+    const auto s = ctx.spool.status();
+    healthy = s.healthy;
+    buffered = s.pending;
+    stats["spoolFile"] = s.path;
+    stats["spoolBytes"] = s.bytes;
+    stats["problem"] = s.problem.empty() ? nlohmann::json() : nlohmann::json("the spool cannot be written (see the broker log)");
+    const auto d = ctx.drainer.status();
+    stats["draining"] = d.draining;
+    stats["drainedTotal"] = d.drained_total;
+    stats["lastDrainError"] =
+        d.last_error.empty() ? nlohmann::json() : nlohmann::json("the last drain attempt failed (see the broker log)");
+    return nlohmann::json{{"maintenanceMode", ctx.maintenance.push_paused()},
+                          {"popMaintenanceMode", ctx.maintenance.pop_paused()},
                           {"bufferedMessages", buffered},
                           {"bufferHealthy", healthy},
                           {"bufferStats", stats}};
@@ -49,11 +47,6 @@ bool parse_enabled(const http::request_context& rc, const limits& lim) {
     return body["enabled"].get<bool>();
 }
 
-maintenance::maintenance_flags& flags_of(app::broker_context& ctx) {
-    if (!ctx.maintenance) throw api_error(error_code::unavailable, "maintenance flags are not available", 1);
-    return *ctx.maintenance;
-}
-
 }  // namespace
 
 std::int64_t wall_clock_us() {
@@ -62,13 +55,11 @@ std::int64_t wall_clock_us() {
 }
 
 bool push_goes_to_spool(const app::broker_context& ctx) {
-    if (!ctx.spool) return false;
-    return (ctx.maintenance && ctx.maintenance->push_paused()) || ctx.spool->pending() > 0;
+    return ctx.maintenance.push_paused() || ctx.spool.pending() > 0;
 }
 
 boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, const std::vector<core::push_item>& items,
                                                   std::int64_t accepted_at_us, bool in_doubt) {
-    if (!ctx.spool) throw api_error(error_code::unavailable, "database unavailable", 1);
     std::vector<spool::record> records;
     records.reserve(items.size());
     for (const auto& item : items) {
@@ -86,7 +77,7 @@ boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, cons
     std::string failure;
     bool full = false;
     try {
-        co_await ctx.spool->append(std::move(records));
+        co_await ctx.spool.append(std::move(records));
     } catch (const spool::spool_error& e) {
         failure = e.what();
         full = e.full();
@@ -100,7 +91,7 @@ boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, cons
                                "cannot be written",
                         1);
     }
-    if (ctx.drainer) ctx.drainer->kick();
+    ctx.drainer.kick();
 
     std::string out = render_buffered_answers(items);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
@@ -115,18 +106,18 @@ boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_contex
 // POST /api/v1/system/maintenance {enabled}: push maintenance for every broker.
 boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc) {
     const bool enabled = parse_enabled(rc, ctx.limits);
-    auto& flags = flags_of(ctx);
+    auto& flags = ctx.maintenance;
     const std::optional<bool> push = enabled;
     const std::optional<bool> pop;
     co_await flags.set(push, pop);
-    if (!enabled && ctx.drainer) ctx.drainer->kick();
+    if (!enabled) ctx.drainer.kick();
     co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
 }
 
 // POST /api/v1/system/maintenance/pop {enabled}: pop maintenance for every broker.
 boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_context& ctx, http::request_context& rc) {
     const bool enabled = parse_enabled(rc, ctx.limits);
-    auto& flags = flags_of(ctx);
+    auto& flags = ctx.maintenance;
     const std::optional<bool> push;
     const std::optional<bool> pop = enabled;
     co_await flags.set(push, pop);

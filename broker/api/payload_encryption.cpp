@@ -9,13 +9,13 @@
 namespace queen::api {
 
 boost::asio::awaitable<void> seal_payloads(app::broker_context& ctx, std::vector<core::push_item>& items) {
-    if (items.empty() || !ctx.queue_settings) co_return;
+    if (items.empty()) co_return;
     std::set<std::string> queues;
     for (const auto& item : items) queues.insert(item.queue);
-    auto encryption = co_await ctx.queue_settings->encryption(queues);
+    auto encryption = co_await ctx.queue_settings.encryption(queues);
     for (auto& item : items) {
         const auto& enc = encryption[item.queue];
-        bool seal = enc.value_or(ctx.cipher != nullptr);
+        bool seal = enc.value_or(ctx.cipher.has_value());
         if (!seal) continue;
         if (!ctx.cipher)
             throw bad_request("queue " + item.queue +

@@ -97,9 +97,9 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
     auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
     // Pop maintenance: 204; a long-poll waits (up to its timeout) for maintenance to end.
-    if (ctx.maintenance && ctx.maintenance->pop_paused()) {
+    if (ctx.maintenance.pop_paused()) {
         const bool resumed =
-            co_await ctx.maintenance->wait_pop_resumed(p.wait ? deadline : std::chrono::steady_clock::now());
+            co_await ctx.maintenance.wait_pop_resumed(p.wait ? deadline : std::chrono::steady_clock::now());
         if (!resumed) co_return http::no_content();
     }
 

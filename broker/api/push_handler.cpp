@@ -21,7 +21,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
     try {
         if (!items.empty()) outcomes = co_await ctx.fusion.push(items);
     } catch (const db::pg_error& e) {
-        if (e.kind() != db::pg_error_kind::connection_lost || !ctx.spool) throw;
+        if (e.kind() != db::pg_error_kind::connection_lost) throw;
         log::warn("push: database unavailable ({}); {} item(s) go to the spool", e.what(), items.size());
         database_lost = true;
     }

@@ -47,24 +47,6 @@ json parse_json_body(std::string_view body, const limits& lim) {
     }
 }
 
-void check_payload_depth(const json& payload, const std::string& what, const limits& lim) {
-    if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth)
-        throw bad_request(fmt::format("{} nests deeper than {} levels, the limit for payloads", what,
-                                      lim.max_payload_depth));
-}
-
-void check_no_nul(const std::string& what, std::string_view value) {
-    if (value.find('\0') != std::string_view::npos)
-        throw bad_request(what + " must not contain NUL characters (\\u0000)");
-}
-
-void check_name(const std::string& what, const std::string& value, const limits& lim) {
-    if (value.empty()) throw bad_request(what + " must not be empty");
-    if (value.size() > lim.max_name_bytes)
-        throw bad_request(fmt::format("{} is {} bytes long; the limit is {}", what, value.size(), lim.max_name_bytes));
-    if (value.find('\0') != std::string::npos) throw bad_request(what + " must not contain NUL characters");
-}
-
 std::string generate_uuid_v7() {
     thread_local std::mt19937_64 rng{std::random_device{}()};
     auto ms = static_cast<std::uint64_t>(
@@ -102,9 +84,7 @@ std::vector<core::push_item> parse_push(const json& body, const limits& lim) {
         item.partition = optional_string(raw, "partition", where).value_or("Default");
         check_name(where + "partition", item.partition, lim);
         if (auto tx = optional_string(raw, "transactionId", where)) {
-            if (tx->empty()) throw bad_request(where + "transactionId must not be empty");
-            if (tx->size() > 255)
-                throw bad_request(fmt::format("{}transactionId is {} bytes long; the limit is 255", where, tx->size()));
+            check_name(where + "transactionId", *tx, lim);
             item.transaction_id = std::move(*tx);
         } else {
             item.transaction_id = generate_uuid_v7();
@@ -136,14 +116,15 @@ const char* to_sql(ack_status s) {
 
 namespace {
 
-std::string group_of(const json& obj, const std::string& where, const std::string& fallback) {
+std::string group_of(const json& obj, const std::string& where, const std::string& fallback, const limits& lim) {
     auto g = optional_string(obj, "consumerGroup", where);
     if (!g || g->empty()) return fallback;
-    if (g->size() > 255) throw bad_request(where + "consumerGroup is longer than 255 bytes");
+    check_name(where + "consumerGroup", *g, lim);
     return *g;
 }
 
-ack_item parse_ack_object(const json& obj, const std::string& where, const std::string& default_group) {
+ack_item parse_ack_object(const json& obj, const std::string& where, const std::string& default_group,
+                          const limits& lim) {
     if (!obj.is_object()) throw bad_request((where.empty() ? std::string("body") : where.substr(0, where.size() - 1)) +
                                             " must be a JSON object");
     ack_item a;
@@ -168,17 +149,17 @@ ack_item parse_ack_object(const json& obj, const std::string& where, const std::
             throw bad_request(where + "offset must be a positive integer");
         a.offset = off->get<std::int64_t>();
     }
-    a.consumer_group = group_of(obj, where, default_group);
+    a.consumer_group = group_of(obj, where, default_group, lim);
     return a;
 }
 
 }  // namespace
 
-ack_item parse_ack(const json& body) { return parse_ack_object(body, "", queue_mode_group); }
+ack_item parse_ack(const json& body, const limits& lim) { return parse_ack_object(body, "", queue_mode_group, lim); }
 
 std::vector<ack_item> parse_ack_batch(const json& body, const limits& lim) {
     if (!body.is_object()) throw bad_request("request body must be a JSON object with an acknowledgments array");
-    const std::string group = group_of(body, "", queue_mode_group);
+    const std::string group = group_of(body, "", queue_mode_group, lim);
     auto it = body.find("acknowledgments");
     if (it == body.end() || it->is_null()) throw bad_request("acknowledgments is required and must be an array");
     if (!it->is_array()) throw bad_request("acknowledgments must be an array");
@@ -187,25 +168,12 @@ std::vector<ack_item> parse_ack_batch(const json& body, const limits& lim) {
                         fmt::format("an ack batch may carry at most {} acknowledgments", lim.max_push_items));
     std::vector<ack_item> out;
     std::size_t i = 0;
-    for (const json& a : *it) out.push_back(parse_ack_object(a, fmt::format("acknowledgments[{}].", i++), group));
+    for (const json& a : *it) out.push_back(parse_ack_object(a, fmt::format("acknowledgments[{}].", i++), group, lim));
     return out;
 }
 
 bool query_bool(const std::string& value) { return value == "true" || value == "1"; }
 
-namespace {
-std::int64_t query_int(const std::map<std::string, std::string>& q, const char* key, std::int64_t fallback,
-                       std::int64_t min, std::int64_t max) {
-    auto it = q.find(key);
-    if (it == q.end() || it->second.empty()) return fallback;
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
-    if (ec != std::errc{} || ptr != it->second.data() + it->second.size())
-        throw bad_request(fmt::format("{} must be an integer, got '{}'", key, it->second));
-    if (v < min || v > max) throw bad_request(fmt::format("{} must be between {} and {}, got {}", key, min, max, v));
-    return v;
-}
-}  // namespace
 
 pop_params parse_pop(const std::string& queue, const std::optional<std::string>& partition,
                      const std::map<std::string, std::string>& q, const limits& lim) {
@@ -222,7 +190,7 @@ pop_params parse_pop(const std::string& queue, const std::optional<std::string>&
     if (auto it = q.find("wait"); it != q.end()) p.wait = query_bool(it->second);
     if (auto it = q.find("autoAck"); it != q.end()) p.auto_ack = query_bool(it->second);
     if (auto it = q.find("consumerGroup"); it != q.end() && !it->second.empty() && it->second != "null") {
-        if (it->second.size() > 255) throw bad_request("consumerGroup is longer than 255 bytes");
+        check_name("consumerGroup", it->second, lim);
         p.consumer_group = it->second;
     }
     if (p.consumer_group != queue_mode_group) {

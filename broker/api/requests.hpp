@@ -4,6 +4,8 @@
 // what is wrong. Tolerances of API.md apply: null means absent for optional fields, unknown
 // keys are ignored, an unknown subscriptionMode means "all".
 #include "api/api_error.hpp"
+#include "api/validate.hpp"
+#include "config/limits.hpp"
 #include "core/push_types.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,14 +21,7 @@ namespace queen::api {
 
 inline constexpr const char* queue_mode_group = "__QUEUE_MODE__";
 
-struct limits {
-    std::size_t max_push_items = 10000;
-    std::size_t max_pop_batch = 10000;
-    std::size_t max_name_bytes = 255;
-    // Nesting levels a payload may have: the database's queen.max_payload_depth(), read at
-    // boot (docs/json-input.md); no default here, so that it has one source.
-    std::size_t max_payload_depth;
-};
+using config::limits;
 
 // A field of a JSON object, with null treated as absent (API.md tolerance rule).
 inline const nlohmann::json* present_field(const nlohmann::json& obj, const char* key) {
@@ -39,13 +34,7 @@ inline const nlohmann::json* present_field(const nlohmann::json& obj, const char
 // when it is not JSON or breaks a rule of that check.
 nlohmann::json parse_json_body(std::string_view body, const limits& lim);
 
-// 400 when a payload (what the user wrote: a push item's payload, a trace's data) nests
-// deeper than lim.max_payload_depth; `what` names it in the message.
-void check_payload_depth(const nlohmann::json& payload, const std::string& what, const limits& lim);
 
-// 400 when a string field holds a NUL character (from the escape \u0000), which no
-// PostgreSQL text column can store; `what` names the field.
-void check_no_nul(const std::string& what, std::string_view value);
 
 // POST /api/v1/push. Items keep request order. Missing transactionIds are generated.
 std::vector<core::push_item> parse_push(const nlohmann::json& body, const limits& lim);
@@ -67,7 +56,7 @@ struct ack_item {
 };
 
 // POST /api/v1/ack.
-ack_item parse_ack(const nlohmann::json& body);
+ack_item parse_ack(const nlohmann::json& body, const limits& lim);
 // POST /api/v1/ack/batch.
 std::vector<ack_item> parse_ack_batch(const nlohmann::json& body, const limits& lim);
 
@@ -98,8 +87,6 @@ struct configure_request {
 // POST /api/v1/configure.
 configure_request parse_configure(const nlohmann::json& body, const limits& lim);
 
-// Checks a queue or partition name: a string of 1..max bytes without NUL.
-void check_name(const std::string& what, const std::string& value, const limits& lim);
 
 // Query-string booleans: "true" and "1" are true, everything else false.
 bool query_bool(const std::string& value);

@@ -1,5 +1,6 @@
 #pragma once
 // The endpoint table of API.md, as far as it is built.
+#include "api/requests.hpp"
 #include "app/broker_context.hpp"
 #include "http/router.hpp"
 

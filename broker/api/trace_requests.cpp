@@ -14,25 +14,11 @@ using nlohmann::json;
 namespace {
 
 
-std::string bounded_string(const json& v, const std::string& what) {
+std::string bounded_string(const json& v, const std::string& what, const limits& lim) {
     if (!v.is_string()) throw bad_request(what + " must be a string");
     auto s = v.get<std::string>();
-    if (s.empty()) throw bad_request(what + " must not be empty");
-    if (s.size() > 255) throw bad_request(fmt::format("{} is {} bytes long; the limit is 255", what, s.size()));
-    if (s.find('\0') != std::string::npos) throw bad_request(what + " must not contain NUL characters");
+    check_name(what, s, lim);
     return s;
-}
-
-std::int64_t page_int(const std::map<std::string, std::string>& q, const char* key, std::int64_t fallback,
-                      std::int64_t min, std::int64_t max) {
-    auto it = q.find(key);
-    if (it == q.end() || it->second.empty()) return fallback;
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(it->second.data(), it->second.data() + it->second.size(), v);
-    if (ec != std::errc{} || ptr != it->second.data() + it->second.size())
-        throw bad_request(fmt::format("{} must be an integer, got '{}'", key, it->second));
-    if (v < min || v > max) throw bad_request(fmt::format("{} must be between {} and {}, got {}", key, min, max, v));
-    return v;
 }
 
 }  // namespace
@@ -42,7 +28,7 @@ trace_request parse_trace(const json& body, const limits& lim) {
     trace_request t;
     const json* tx = present_field(body, "transactionId");
     if (!tx) throw bad_request("transactionId is required");
-    t.transaction_id = bounded_string(*tx, "transactionId");
+    t.transaction_id = bounded_string(*tx, "transactionId", lim);
     const json* pid = present_field(body, "partitionId");
     if (!pid) throw bad_request("partitionId is required");
     if (!pid->is_string()) throw bad_request("partitionId must be a string");
@@ -53,11 +39,10 @@ trace_request parse_trace(const json& body, const limits& lim) {
     if (const json* g = present_field(body, "consumerGroup")) {
         if (!g->is_string()) throw bad_request("consumerGroup must be a string");
         auto s = g->get<std::string>();
-        if (s.size() > 255) throw bad_request("consumerGroup is longer than 255 bytes");
-        check_no_nul("consumerGroup", s);
+        if (!s.empty()) check_name("consumerGroup", s, lim);
         if (!s.empty()) t.consumer_group = std::move(s);
     }
-    if (const json* e = present_field(body, "eventType")) t.event_type = bounded_string(*e, "eventType");
+    if (const json* e = present_field(body, "eventType")) t.event_type = bounded_string(*e, "eventType", lim);
     auto data = body.find("data");
     if (data == body.end()) throw bad_request("data is required");
     check_payload_depth(*data, "data", lim);
@@ -77,7 +62,7 @@ trace_request parse_trace(const json& body, const limits& lim) {
         std::set<std::string> seen;
         std::size_t i = 0;
         for (const json* n : items) {
-            auto name = bounded_string(*n, names->is_array() ? fmt::format("traceNames[{}]", i) : "traceNames");
+            auto name = bounded_string(*n, names->is_array() ? fmt::format("traceNames[{}]", i) : "traceNames", lim);
             ++i;
             if (seen.insert(name).second) t.trace_names.push_back(std::move(name));
         }
@@ -94,8 +79,8 @@ std::optional<std::int64_t> parse_trace_partition_id(const std::string& s) {
 
 trace_page parse_trace_page(const std::map<std::string, std::string>& q, std::int64_t default_limit) {
     trace_page p;
-    p.limit = page_int(q, "limit", default_limit, 1, 1000);
-    p.offset = page_int(q, "offset", 0, 0, 2147483647);
+    p.limit = query_int(q, "limit", default_limit, 1, 1000);
+    p.offset = query_int(q, "offset", 0, 0, 2147483647);
     return p;
 }
 

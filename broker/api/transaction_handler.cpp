@@ -66,7 +66,7 @@ void refuse_pushes_while_spooling(app::broker_context& ctx, const transaction_re
     for (const auto& op : tx.operations)
         if (op.type == transaction_op::kind::push)
             throw api_error(error_code::unavailable,
-                            ctx.maintenance && ctx.maintenance->push_paused()
+                            ctx.maintenance.push_paused()
                                 ? "push maintenance is on: a transaction that pushes cannot be accepted now"
                                 : "this broker is draining its spool: a transaction that pushes cannot be "
                                   "accepted until it is empty",

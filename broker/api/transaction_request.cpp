@@ -32,7 +32,7 @@ transaction_request parse_transaction(const json& body, const limits& lim) {
                 total_items += parsed.items.size();
             } else {
                 parsed.type = transaction_op::kind::ack;
-                parsed.ack = parse_ack(op);
+                parsed.ack = parse_ack(op, lim);
                 ++total_items;
             }
         } catch (const api_error& e) {

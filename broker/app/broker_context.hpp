@@ -1,7 +1,8 @@
 #pragma once
-// What the handlers depend on, wired together in main().
-#include "api/requests.hpp"
+// What the handlers depend on, built whole in main(): every part is there for the life of
+// the server.
 #include "config/config.hpp"
+#include "config/limits.hpp"
 #include "core/queue_settings.hpp"
 #include "crypto/payload_cipher.hpp"
 #include "core/pop_waiters.hpp"
@@ -10,6 +11,8 @@
 #include "db/pg_pool.hpp"
 
 #include <string>
+
+#include <optional>
 
 namespace queen::maintenance {
 class maintenance_flags;
@@ -27,16 +30,16 @@ struct broker_context {
     core::push_fusion& fusion;
     core::push_notifier& notifier;
     core::pop_waiters& waiters;
-    api::limits limits;
+    config::limits limits;
     std::string database_mode;   // "embedded" or "external"
     int schema_version = 0;
-    // Maintenance flags and the spool (docs/maintenance-and-spool.md); null: none (tests).
-    maintenance::maintenance_flags* maintenance = nullptr;
-    spool::spool_file* spool = nullptr;
-    spool::spool_drainer* drainer = nullptr;
-    // Encryption at rest: the key (null without QUEEN_ENCRYPTION_KEY) and queue settings.
-    const crypto::payload_cipher* cipher = nullptr;
-    core::queue_settings* queue_settings = nullptr;
+    // Maintenance flags and the spool (docs/maintenance-and-spool.md).
+    maintenance::maintenance_flags& maintenance;
+    spool::spool_file& spool;
+    spool::spool_drainer& drainer;
+    // Encryption at rest: the key (none without QUEEN_ENCRYPTION_KEY) and queue settings.
+    const std::optional<crypto::payload_cipher>& cipher;
+    core::queue_settings& queue_settings;
 };
 
 }  // namespace queen::app

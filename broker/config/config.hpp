@@ -1,5 +1,7 @@
 #pragma once
 // Broker configuration, read once from the environment.
+#include "config/limits.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -28,11 +30,11 @@ struct broker_config {
     std::size_t pool_size = 0;               // 0: derived from the cores
     bool apply_schema = true;
     extension_policy extension = extension_policy::auto_detect;  // QUEEN_EXTENSION
-    // Limits (API.md).
+    // Limits (API.md); the defaults of the request limits are config::limits'.
     std::size_t max_body_bytes = 64u << 20;
-    std::size_t max_push_items = 10000;
-    std::size_t max_pop_batch = 10000;
-    std::size_t max_name_bytes = 255;
+    std::size_t max_push_items = limits{}.max_push_items;
+    std::size_t max_pop_batch = limits{}.max_pop_batch;
+    std::size_t max_name_bytes = limits{}.max_name_bytes;
     // Timeouts.
     std::chrono::seconds read_timeout{60};
     std::chrono::seconds idle_timeout{75};

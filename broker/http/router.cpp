@@ -1,12 +1,8 @@
 #include "http/router.hpp"
 
-#include "api/api_error.hpp"
-#include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "http/url.hpp"
-#include "log/log.hpp"
 
-#include <nlohmann/json.hpp>
 
 namespace queen::http {
 namespace {
@@ -100,35 +96,13 @@ boost::asio::awaitable<response> router::dispatch(const request& req, client_pre
         on_write_failed = std::move(ctx.on_write_failed);
         res.version(version);
         co_return res;
-    } catch (const api::api_error& e) {
-        res = error(api::status_of(e.code()), e.what(), version);
-        if (e.retry_after_seconds() > 0) res.set(bhttp::field::retry_after, std::to_string(e.retry_after_seconds()));
-        co_return res;
-    } catch (const db::pg_error& e) {
-        if (e.kind() == db::pg_error_kind::raised) {
-            auto domain = api::from_procedure(e.sqlstate(), e.what());
-            res = error(api::status_of(domain.code()), domain.what(), version);
-            if (domain.retry_after_seconds() > 0)
-                res.set(bhttp::field::retry_after, std::to_string(domain.retry_after_seconds()));
-            co_return res;
-        }
-        if (e.kind() == db::pg_error_kind::connection_lost) {
-            log::warn("{} {}: database unavailable: {}", std::string(req.method_string()), std::string(req.target()),
-                      e.what());
-            res = error(bhttp::status::service_unavailable, "database unavailable", version);
-            res.set(bhttp::field::retry_after, "1");
-            co_return res;
-        }
-        log::error("{} {}: database error {}: {}", std::string(req.method_string()), std::string(req.target()),
-                   e.sqlstate(), e.what());
-    } catch (const std::exception& e) {
-        log::error("{} {}: unexpected failure: {}", std::string(req.method_string()), std::string(req.target()),
-                   e.what());
     } catch (...) {
-        log::error("{} {}: unexpected failure of unknown type", std::string(req.method_string()),
-                   std::string(req.target()));
+        failure = std::current_exception();
     }
-    co_return error(bhttp::status::internal_server_error, "internal error", version);
+    const failure_answer answer = map_failure_(failure, req);
+    res = error(answer.status, answer.message, version);
+    if (answer.retry_after_seconds > 0) res.set(bhttp::field::retry_after, std::to_string(answer.retry_after_seconds));
+    co_return res;
 }
 
 }  // namespace queen::http

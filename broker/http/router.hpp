@@ -15,8 +15,19 @@ namespace queen::http {
 
 using handler = std::function<boost::asio::awaitable<response>(request_context&)>;
 
+// How a handler's exception is answered. The layer that knows the error types (api/) maps
+// them, and logs what the client must not see; the router only renders the answer.
+struct failure_answer {
+    bhttp::status status = bhttp::status::internal_server_error;
+    std::string message = "internal error";
+    int retry_after_seconds = 0;  // > 0: a Retry-After header
+};
+using failure_mapper = std::function<failure_answer(std::exception_ptr, const request&)>;
+
 class router {
 public:
+    explicit router(failure_mapper map_failure) : map_failure_(std::move(map_failure)) {}
+
     // pattern: "/api/v1/pop/queue/:queue/partition/:partition"; ":name" matches one segment.
     void add(bhttp::verb method, std::string pattern, handler h);
 
@@ -32,6 +43,7 @@ private:
         handler h;
     };
     std::vector<route> routes_;
+    failure_mapper map_failure_;
 };
 
 }  // namespace queen::http

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const api_error&) {
     }
     try {
-        (void)parse_ack(parsed);
+        (void)parse_ack(parsed, lim);
     } catch (const api_error&) {
     }
     try {

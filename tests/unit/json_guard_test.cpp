@@ -117,7 +117,7 @@ TEST(JsonGuard, NulInStringFieldsIsRefusedAndInPayloadsKept) {
                   .find("transactionId must not contain NUL"),
               std::string::npos);
     EXPECT_NE(refusal([] {
-                  parse_ack(json::parse(R"({"transactionId":"t","partitionId":"1","error":"x\u0000y"})"));
+                  parse_ack(json::parse(R"({"transactionId":"t","partitionId":"1","error":"x\u0000y"})"), lim);
               }).find("error must not contain NUL"),
               std::string::npos);
     auto items = parse_push(json::parse(R"({"items":[{"queue":"q","payload":{"k":"a\u0000b"}}]})"), lim);

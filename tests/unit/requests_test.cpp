@@ -73,11 +73,11 @@ TEST(JsonBody, MalformedJsonIs400) {
 
 TEST(AckParsing, SingleAndBatch) {
     auto a = parse_ack(json::parse(R"({"transactionId":"t","partitionId":"5","status":"success","consumerGroup":null,
-        "error":null,"leaseId":null})"));
+        "error":null,"leaseId":null})"), lim);
     EXPECT_EQ(a.status, ack_status::completed);
     EXPECT_EQ(a.consumer_group, queue_mode_group);
     EXPECT_FALSE(a.error);
-    auto id_only = parse_ack(json::parse(R"({"id":"t2","partitionId":"5","status":"failed","error":"x"})"));
+    auto id_only = parse_ack(json::parse(R"({"id":"t2","partitionId":"5","status":"failed","error":"x"})"), lim);
     EXPECT_EQ(id_only.transaction_id, "t2");
     EXPECT_EQ(id_only.status, ack_status::failed);
     EXPECT_EQ(*id_only.error, "x");
@@ -92,7 +92,7 @@ TEST(AckParsing, SingleAndBatch) {
 TEST(AckParsing, RejectsWhatIsReallyWrong) {
     const char* bad[] = {R"({"partitionId":"1"})", R"({"transactionId":"t"})", R"({"transactionId":"t","partitionId":"1","status":"done"})",
                          R"({"transactionId":"t","partitionId":"1","offset":-1})", R"({"transactionId":1,"partitionId":"1"})"};
-    for (const char* b : bad) EXPECT_EQ(status_of_failure([&] { parse_ack(json::parse(b)); }), 400) << b;
+    for (const char* b : bad) EXPECT_EQ(status_of_failure([&] { parse_ack(json::parse(b), lim); }), 400) << b;
     EXPECT_EQ(status_of_failure([] { parse_ack_batch(json::parse(R"({"acknowledgments":5})"), lim); }), 400);
     EXPECT_EQ(status_of_failure([] { parse_ack_batch(json::parse(R"({})"), lim); }), 400);
 }

@@ -1,0 +1,43 @@
+#include "api/validate.hpp"
+
+#include "api/api_error.hpp"
+#include "api/json_guard.hpp"
+
+#include <fmt/core.h>
+
+#include <charconv>
+
+namespace queen::api {
+
+void check_name(const std::string& what, std::string_view value, const config::limits& lim) {
+    if (value.empty()) throw bad_request(what + " must not be empty");
+    if (value.size() > lim.max_name_bytes)
+        throw bad_request(fmt::format("{} is {} bytes long; the limit is {}", what, value.size(), lim.max_name_bytes));
+    if (value.find('\0') != std::string_view::npos) throw bad_request(what + " must not contain NUL characters");
+}
+
+void check_no_nul(const std::string& what, std::string_view value) {
+    if (value.find('\0') != std::string_view::npos)
+        throw bad_request(what + " must not contain NUL characters (\\u0000)");
+}
+
+void check_payload_depth(const nlohmann::json& payload, const std::string& what, const config::limits& lim) {
+    if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth)
+        throw bad_request(fmt::format("{} nests deeper than {} levels, the limit for payloads", what,
+                                      lim.max_payload_depth));
+}
+
+std::int64_t query_int(const std::map<std::string, std::string>& query, const char* key, std::int64_t fallback,
+                       std::int64_t min, std::int64_t max) {
+    auto it = query.find(key);
+    if (it == query.end() || it->second.empty()) return fallback;
+    const std::string& text = it->second;
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc{} || ptr != text.data() + text.size())
+        throw bad_request(fmt::format("{} must be an integer, got '{}'", key, text));
+    if (v < min || v > max) throw bad_request(fmt::format("{} must be between {} and {}, got {}", key, min, max, v));
+    return v;
+}
+
+}  // namespace queen::api
