@@ -1,5 +1,7 @@
 #include "db/pg_result.hpp"
 
+#include "core/big_endian.hpp"
+
 #include <fmt/core.h>
 
 #include <charconv>
@@ -17,11 +19,7 @@ constexpr Oid kInt2Oid = 21;
 constexpr Oid kInt4Oid = 23;
 constexpr Oid kOidOid = 26;
 
-std::uint64_t read_be(const char* p, std::size_t n) {
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < n; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
-    return v;
-}
+using core::load_be;
 
 }  // namespace
 
@@ -74,15 +72,15 @@ std::int64_t pg_result::int64(int row, int col) const {
         switch (v.size()) {
         case 2:
             if (type == kInt2Oid || type == 0)
-                return static_cast<std::int16_t>(static_cast<std::uint16_t>(read_be(v.data(), 2)));
+                return static_cast<std::int16_t>(static_cast<std::uint16_t>(load_be(v.data(), 2)));
             break;
         case 4:
-            if (type == kOidOid) return static_cast<std::int64_t>(read_be(v.data(), 4));
+            if (type == kOidOid) return static_cast<std::int64_t>(load_be(v.data(), 4));
             if (type == kInt4Oid || type == 0)
-                return static_cast<std::int32_t>(static_cast<std::uint32_t>(read_be(v.data(), 4)));
+                return static_cast<std::int32_t>(static_cast<std::uint32_t>(load_be(v.data(), 4)));
             break;
         case 8:
-            if (type == kInt8Oid || type == 0) return static_cast<std::int64_t>(read_be(v.data(), 8));
+            if (type == kInt8Oid || type == 0) return static_cast<std::int64_t>(load_be(v.data(), 8));
             break;
         default:
             break;

@@ -1,5 +1,6 @@
 #include "spool/spool_file.hpp"
 
+#include "core/big_endian.hpp"
 #include "core/deferred.hpp"
 #include "log/log.hpp"
 
@@ -15,29 +16,6 @@
 
 namespace queen::spool {
 namespace {
-
-constexpr char magic[8] = {'Q', 'N', 'S', 'P', 'O', 'O', 'L', '1'};
-constexpr std::uint32_t file_version = 1;
-constexpr std::size_t slot_bytes = 64;
-constexpr std::size_t slot_offset = 64;
-constexpr std::size_t db_id_bytes = 40;
-
-void store_u32(char* p, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) p[i] = static_cast<char>(v >> (24 - 8 * i));
-}
-void store_u64(char* p, std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) p[i] = static_cast<char>(v >> (56 - 8 * i));
-}
-std::uint32_t load_u32(const char* p) {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
-    return v;
-}
-std::uint64_t load_u64(const char* p) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v = (v << 8) | static_cast<std::uint8_t>(p[i]);
-    return v;
-}
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -78,25 +56,6 @@ void fsync_dir(const std::filesystem::path& dir) {
     ::close(d);
 }
 
-std::string header_bytes_for(const std::string& database_id) {
-    std::string h(spool_file::header_bytes, '\0');
-    std::memcpy(h.data(), magic, sizeof magic);
-    store_u32(h.data() + 8, file_version);
-    store_u32(h.data() + 12, static_cast<std::uint32_t>(spool_file::header_bytes));
-    std::memcpy(h.data() + 16, database_id.data(), std::min(database_id.size(), db_id_bytes));
-    store_u32(h.data() + 60, crc32c(h.data(), 60));
-    return h;
-}
-
-std::string slot_bytes_for(std::uint64_t seq, std::uint64_t drained, std::uint64_t inflight) {
-    std::string s(slot_bytes, '\0');
-    store_u64(s.data(), seq);
-    store_u64(s.data() + 8, drained);
-    store_u64(s.data() + 16, inflight);
-    store_u32(s.data() + 60, crc32c(s.data(), 60));
-    return s;
-}
-
 std::string time_suffix() {
     return std::to_string(
         std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
@@ -117,7 +76,6 @@ spool_file::~spool_file() {
     }
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
-    if (fd_ >= 0) ::close(fd_);
 }
 
 spool_status spool_file::status() const {
@@ -145,180 +103,185 @@ void spool_file::clear_problem() {
 }
 
 // ---- start-up recovery ----------------------------------------------------------------
+// Recovery runs in the constructor, before the spool thread: open the file left by the last
+// run, check its identity, read its checkpoint, walk its records to the end of the last
+// complete request, cut what follows (keeping a copy when it is damage, not a torn append),
+// and adopt the file. Each step that gives up sets recovery_summary_ (and the problem).
 
 void spool_file::recover() {
+    core::unique_fd fd = open_for_recovery();
+    if (!fd) return;
+    struct stat st {};
+    ::fstat(fd.get(), &st);
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    std::string header(header_bytes, '\0');
+    const bool readable = size >= header_bytes && pread_all(fd.get(), header.data(), header_bytes, 0);
+    if (!accept_identity(fd, size, readable ? std::string_view(header) : std::string_view())) return;
+    const checkpoint_slot checkpoint = read_checkpoint(header, size);
+    const record_scan scan = scan_records(fd.get(), size, checkpoint.drained);
+    if (scan.boundary < size) cut_tail(fd.get(), size, scan);
+    adopt(std::move(fd), checkpoint, scan);
+}
+
+core::unique_fd spool_file::open_for_recovery() {
     std::error_code ec;
     std::filesystem::create_directories(options_.dir, ec);
     if (ec) {
         healthy_ = false;
         problem_ = "cannot create the spool directory " + options_.dir.string() + ": " + ec.message();
         recovery_summary_ = problem_;
-        return;
+        return {};
     }
     if (!std::filesystem::exists(path_, ec)) {
         recovery_summary_ = "empty";
-        return;
+        return {};
     }
-    int fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
+    core::unique_fd fd(::open(path_.c_str(), O_RDWR | O_CLOEXEC));
+    if (!fd) {
         healthy_ = false;
         problem_ = "cannot open " + path_.string() + ": " + errno_text(errno);
         recovery_summary_ = problem_;
-        return;
+        return {};
     }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        ::close(fd);
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0)
         throw std::runtime_error("spool file " + path_.string() +
                                  " is locked by another process (two brokers must not share a spool file: give each "
                                  "its own QUEEN_SPOOL_DIR or PORT)");
-    }
-    struct stat st {};
-    ::fstat(fd, &st);
-    const auto size = static_cast<std::uint64_t>(st.st_size);
+    return fd;
+}
 
-    auto move_aside = [&](const std::string& suffix, const std::string& why) {
-        ::close(fd);
-        auto aside = path_;
-        aside += suffix;
-        std::error_code mv;
-        std::filesystem::rename(path_, aside, mv);
-        fsync_dir(options_.dir);
-        log::error("spool: {}; moved {} to {}{}", why, path_.string(), aside.string(),
-                   mv ? " FAILED: " + mv.message() : std::string());
-        if (mv) {
-            healthy_ = false;
-            problem_ = why + " and the file could not be moved aside";
-        }
-        recovery_summary_ = why + "; moved aside to " + aside.string();
-    };
-
-    std::string header(header_bytes, '\0');
-    bool header_ok = size >= header_bytes && pread_all(fd, header.data(), header_bytes, 0) &&
-                     std::memcmp(header.data(), magic, sizeof magic) == 0 &&
-                     load_u32(header.data() + 60) == crc32c(header.data(), 60);
-    if (!header_ok) {
+bool spool_file::accept_identity(core::unique_fd& fd, std::uint64_t size, std::string_view header) {
+    const auto identity = decode_identity(header);
+    if (!identity) {
         if (size <= header_bytes) {
             // Interrupted while the file was being created: nothing was ever answered from it.
-            ::close(fd);
+            fd.reset();
+            std::error_code ec;
             std::filesystem::remove(path_, ec);
             fsync_dir(options_.dir);
             recovery_summary_ = "removed an incomplete spool file (interrupted creation)";
-            return;
+            return false;
         }
-        move_aside(".corrupt-" + time_suffix(), "the spool file header is damaged");
-        return;
+        move_aside(fd, ".corrupt-" + time_suffix(), "the spool file header is damaged");
+        return false;
     }
-    if (load_u32(header.data() + 8) != file_version) {
-        move_aside(".unknown-version-" + time_suffix(),
-                   "the spool file has an unknown version " + std::to_string(load_u32(header.data() + 8)));
-        return;
+    if (identity->version != spool_file_version) {
+        move_aside(fd, ".unknown-version-" + time_suffix(),
+                   "the spool file has an unknown version " + std::to_string(identity->version));
+        return false;
     }
-    std::string file_db(header.data() + 16, db_id_bytes);
-    file_db.resize(std::strlen(file_db.c_str()));
+    const std::string& file_db = identity->database_id;
     if (!options_.database_id.empty() && !file_db.empty() && file_db != options_.database_id) {
-        move_aside(".foreign-" + file_db + "-" + time_suffix(),
+        move_aside(fd, ".foreign-" + file_db + "-" + time_suffix(),
                    "the spool file was written for database " + file_db + ", not for this one (" +
                        options_.database_id + ")");
-        return;
+        return false;
     }
+    return true;
+}
 
-    // Checkpoint: the valid slot with the highest sequence number.
-    std::uint64_t drained = header_bytes, inflight = size;  // no valid slot: everything in doubt
-    bool have_slot = false;
-    for (std::size_t s = 0; s < 2; ++s) {
-        const char* p = header.data() + slot_offset + s * slot_bytes;
-        if (load_u32(p + 60) != crc32c(p, 60)) continue;
-        std::uint64_t seq = load_u64(p);
-        if (seq == 0 || (have_slot && seq <= checkpoint_seq_)) continue;
-        have_slot = true;
-        checkpoint_seq_ = seq;
-        drained = load_u64(p + 8);
-        inflight = load_u64(p + 16);
+void spool_file::move_aside(core::unique_fd& fd, const std::string& suffix, const std::string& why) {
+    fd.reset();
+    auto aside = path_;
+    aside += suffix;
+    std::error_code mv;
+    std::filesystem::rename(path_, aside, mv);
+    fsync_dir(options_.dir);
+    log::error("spool: {}; moved {} to {}{}", why, path_.string(), aside.string(),
+               mv ? " FAILED: " + mv.message() : std::string());
+    if (mv) {
+        healthy_ = false;
+        problem_ = why + " and the file could not be moved aside";
     }
-    if (!have_slot) log::warn("spool: no valid checkpoint in {}; every record will be probed", path_.string());
+    recovery_summary_ = why + "; moved aside to " + aside.string();
+}
 
-    // Walk the records: find the end of the last complete request.
-    std::uint64_t pos = header_bytes, boundary = header_bytes;
-    std::uint64_t records_total = 0, records_at_boundary = 0, pending_at_boundary = 0, pending_now = 0;
-    std::string why_stop;
-    bool damaged_inside = false;
+checkpoint_slot spool_file::read_checkpoint(std::string_view header, std::uint64_t size) {
+    if (auto slot = latest_checkpoint(header)) return *slot;
+    log::warn("spool: no valid checkpoint in {}; every record will be probed", path_.string());
+    return checkpoint_slot{0, header_bytes, size};  // everything in doubt
+}
+
+spool_file::record_scan spool_file::scan_records(int fd, std::uint64_t size, std::uint64_t drained) {
+    record_scan scan;
+    std::uint64_t& pos = scan.stopped_at;
+    pos = scan.boundary = header_bytes;
+    std::uint64_t records_pending = 0;
     std::string body;
-    for (;;) {
-        if (pos == size) break;
+    while (pos != size) {
         char head[record_header_bytes];
         if (size - pos < record_header_bytes || !pread_all(fd, head, record_header_bytes, pos)) {
-            why_stop = "record header is incomplete";
+            scan.why_stop = "record header is incomplete";
             break;
         }
-        std::uint32_t length = load_u32(head), checksum = load_u32(head + 4);
+        const std::uint32_t length = core::load_be32(head), checksum = core::load_be32(head + 4);
         if (length > max_record_body || length > size - pos - record_header_bytes) {
-            why_stop = "record runs past the end of the file";
-            if (length > max_record_body && length <= size - pos - record_header_bytes) damaged_inside = true;
+            scan.why_stop = "record runs past the end of the file";
+            scan.damaged_inside = length > max_record_body && length <= size - pos - record_header_bytes;
             break;
         }
         body.resize(length);
         if (!pread_all(fd, body.data(), length, pos + record_header_bytes)) {
-            why_stop = "cannot read a record: " + errno_text(errno);
-            damaged_inside = true;
+            scan.why_stop = "cannot read a record: " + errno_text(errno);
+            scan.damaged_inside = true;
             break;
         }
         record r;
-        auto res = decode_body(body, checksum, r);
-        std::uint64_t next = pos + record_header_bytes + length;
+        const auto res = decode_body(body, checksum, r);
+        const std::uint64_t next = pos + record_header_bytes + length;
         if (res.status != read_status::ok) {
-            why_stop = res.why;
+            scan.why_stop = res.why;
             // A bad last record is a torn append; one followed by more bytes is damage.
-            damaged_inside = next < size;
+            scan.damaged_inside = next < size;
             break;
         }
-        ++records_total;
-        if (pos >= drained) ++pending_now;
+        if (pos >= drained) ++records_pending;
         pos = next;
         if (!r.more_follow) {
-            boundary = pos;
-            records_at_boundary = records_total;
-            pending_at_boundary = pending_now;
+            scan.boundary = pos;
+            scan.pending_at_boundary = records_pending;
         }
     }
-    if (boundary < size) {
-        std::uint64_t cut = size - boundary;
-        if (damaged_inside) {
-            auto aside = path_;
-            aside += ".corrupt-" + time_suffix();
-            std::string rest(static_cast<std::size_t>(cut), '\0');
-            bool saved = pread_all(fd, rest.data(), rest.size(), boundary);
-            if (saved) {
-                int out = ::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-                saved = out >= 0 && pwrite_all(out, rest.data(), rest.size(), 0) && ::fsync(out) == 0;
-                if (out >= 0) ::close(out);
-            }
-            log::error("spool: {} is damaged at byte {} ({}); the {} bytes from there {} and are not drained",
-                       path_.string(), pos, why_stop, cut,
-                       saved ? "were copied to " + aside.string() : std::string("could NOT be saved"));
-        } else {
-            log::warn("spool: dropped a torn tail of {} bytes at byte {} of {} ({}); it was never answered", cut,
-                      boundary, path_.string(), why_stop);
+    return scan;
+}
+
+void spool_file::cut_tail(int fd, std::uint64_t size, const record_scan& scan) {
+    const std::uint64_t cut = size - scan.boundary;
+    if (scan.damaged_inside) {
+        auto aside = path_;
+        aside += ".corrupt-" + time_suffix();
+        std::string rest(static_cast<std::size_t>(cut), '\0');
+        bool saved = pread_all(fd, rest.data(), rest.size(), scan.boundary);
+        if (saved) {
+            core::unique_fd out(::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+            saved = out && pwrite_all(out.get(), rest.data(), rest.size(), 0) && ::fsync(out.get()) == 0;
         }
-        if (::ftruncate(fd, static_cast<off_t>(boundary)) != 0 || ::fdatasync(fd) != 0) {
-            ::close(fd);
-            throw std::runtime_error("spool: cannot cut the damaged tail of " + path_.string() + ": " +
-                                     errno_text(errno));
-        }
+        log::error("spool: {} is damaged at byte {} ({}); the {} bytes from there {} and are not drained",
+                   path_.string(), scan.stopped_at, scan.why_stop, cut,
+                   saved ? "were copied to " + aside.string() : std::string("could NOT be saved"));
+    } else {
+        log::warn("spool: dropped a torn tail of {} bytes at byte {} of {} ({}); it was never answered", cut,
+                  scan.boundary, path_.string(), scan.why_stop);
     }
-    drained = std::clamp(drained, header_bytes, boundary);
-    inflight = std::clamp(inflight, drained, boundary);
-    fd_ = fd;
-    durable_end_ = boundary;
+    if (::ftruncate(fd, static_cast<off_t>(scan.boundary)) != 0 || ::fdatasync(fd) != 0)
+        throw std::runtime_error("spool: cannot cut the damaged tail of " + path_.string() + ": " + errno_text(errno));
+}
+
+void spool_file::adopt(core::unique_fd fd, const checkpoint_slot& checkpoint, const record_scan& scan) {
+    const std::uint64_t drained = std::clamp(checkpoint.drained, header_bytes, scan.boundary);
+    const std::uint64_t inflight = std::clamp(checkpoint.inflight, drained, scan.boundary);
+    fd_ = std::move(fd);
+    checkpoint_seq_ = checkpoint.seq;
+    durable_end_ = scan.boundary;
     drained_end_ = drained;
     inflight_end_ = inflight;
-    pending_ = pending_at_boundary;
-    (void)records_at_boundary;
-    if (pending_at_boundary == 0) {
+    pending_ = scan.pending_at_boundary;
+    if (scan.pending_at_boundary == 0) {
         remove_file();
         recovery_summary_ = "empty (a fully drained file was removed)";
         return;
     }
-    recovery_summary_ = std::to_string(pending_at_boundary) + " record(s) to drain" +
+    recovery_summary_ = std::to_string(scan.pending_at_boundary) + " record(s) to drain" +
                         (inflight > drained ? " (those of an interrupted drain will be probed)" : "");
 }
 
@@ -374,34 +337,31 @@ void spool_file::append(std::vector<record> records, std::function<void(std::exc
 }
 
 bool spool_file::ensure_open(std::string& why) {
-    if (fd_ >= 0) return true;
+    if (fd_) return true;
     std::error_code ec;
     std::filesystem::create_directories(options_.dir, ec);
     if (ec) {
         why = "cannot create the spool directory " + options_.dir.string() + ": " + ec.message();
         return false;
     }
-    int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    core::unique_fd fd(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    if (!fd) {
         why = "cannot create " + path_.string() + ": " + errno_text(errno);
         return false;
     }
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
         why = "cannot lock " + path_.string() + ": " + errno_text(errno);
-        ::close(fd);
         return false;
     }
-    std::string head = header_bytes_for(options_.database_id);
-    std::string slot = slot_bytes_for(1, header_bytes, header_bytes);
-    std::memcpy(head.data() + slot_offset, slot.data(), slot.size());
-    if (!pwrite_all(fd, head.data(), head.size(), 0) || ::fdatasync(fd) != 0) {
+    const std::string head = encode_header(options_.database_id, checkpoint_slot{1, header_bytes, header_bytes});
+    if (!pwrite_all(fd.get(), head.data(), head.size(), 0) || ::fdatasync(fd.get()) != 0) {
         why = "cannot write " + path_.string() + ": " + errno_text(errno);
-        ::close(fd);
+        fd.reset();
         std::filesystem::remove(path_, ec);
         return false;
     }
     fsync_dir(options_.dir);
-    fd_ = fd;
+    fd_ = std::move(fd);
     checkpoint_seq_ = 1;
     drained_end_ = inflight_end_ = header_bytes;
     durable_end_ = header_bytes;
@@ -437,11 +397,11 @@ void spool_file::write_appends(std::vector<append_request>& requests) {
         included.push_back(&r);
     }
     if (included.empty()) return;
-    if (!pwrite_all(fd_, buffer.data(), buffer.size(), start) || ::fdatasync(fd_) != 0) {
+    if (!pwrite_all(fd_.get(), buffer.data(), buffer.size(), start) || ::fdatasync(fd_.get()) != 0) {
         int err = errno;
         why = "cannot write to " + path_.string() + ": " + errno_text(err);
         // Take the partial write back, so that later records do not follow garbage.
-        if (::ftruncate(fd_, static_cast<off_t>(start)) != 0) why += " (and cannot cut the partial write back)";
+        if (::ftruncate(fd_.get(), static_cast<off_t>(start)) != 0) why += " (and cannot cut the partial write back)";
         set_problem(why);
         log::error("spool: {}", why);
         for (auto* r : included) fail(*r, why, false);
@@ -453,10 +413,10 @@ void spool_file::write_appends(std::vector<append_request>& requests) {
 }
 
 void spool_file::write_checkpoint(std::uint64_t drained, std::uint64_t inflight) {
-    if (fd_ < 0) return;
-    std::uint64_t seq = checkpoint_seq_ + 1;
-    std::string slot = slot_bytes_for(seq, drained, inflight);
-    if (!pwrite_all(fd_, slot.data(), slot.size(), slot_offset + (seq % 2) * slot_bytes) || ::fdatasync(fd_) != 0)
+    if (!fd_) return;
+    const std::uint64_t seq = checkpoint_seq_ + 1;
+    const std::string slot = encode_slot(checkpoint_slot{seq, drained, inflight});
+    if (!pwrite_all(fd_.get(), slot.data(), slot.size(), slot_offset(seq)) || ::fdatasync(fd_.get()) != 0)
         throw spool_error("cannot write the spool checkpoint: " + errno_text(errno), false);
     checkpoint_seq_ = seq;
 }
@@ -464,18 +424,18 @@ void spool_file::write_checkpoint(std::uint64_t drained, std::uint64_t inflight)
 spool_batch spool_file::do_read_batch(std::size_t max_records, std::size_t max_bytes) {
     spool_batch batch;
     batch.begin = batch.end = drained_end_;
-    if (fd_ < 0 || read_stuck_) return batch;
+    if (!fd_ || read_stuck_) return batch;
     const std::uint64_t end = durable_end_.load();
     std::uint64_t pos = drained_end_;
     std::size_t bytes = 0, whole = 0;
     std::string body;
     while (pos < end) {
         char head[record_header_bytes];
-        if (!pread_all(fd_, head, record_header_bytes, pos)) {
+        if (!pread_all(fd_.get(), head, record_header_bytes, pos)) {
             set_problem("cannot read the spool at byte " + std::to_string(pos) + ": " + errno_text(errno));
             break;
         }
-        std::uint32_t length = load_u32(head), checksum = load_u32(head + 4);
+        std::uint32_t length = core::load_be32(head), checksum = core::load_be32(head + 4);
         record r;
         read_result res;
         if (length > max_record_body || pos + record_header_bytes + length > end) {
@@ -483,7 +443,7 @@ spool_batch spool_file::do_read_batch(std::size_t max_records, std::size_t max_b
             res.why = "record length out of range";
         } else {
             body.resize(length);
-            if (!pread_all(fd_, body.data(), length, pos + record_header_bytes)) {
+            if (!pread_all(fd_.get(), body.data(), length, pos + record_header_bytes)) {
                 res.status = read_status::corrupt;
                 res.why = "cannot read: " + errno_text(errno);
             } else {
@@ -537,13 +497,12 @@ void spool_file::do_mark_drained(std::uint64_t end, std::size_t count) {
 }
 
 void spool_file::remove_file() {
-    if (fd_ < 0) return;
+    if (!fd_) return;
     std::error_code ec;
     std::filesystem::remove(path_, ec);
     if (ec) log::warn("spool: cannot remove the drained file {}: {}", path_.string(), ec.message());
     fsync_dir(options_.dir);
-    ::close(fd_);  // releases the lock
-    fd_ = -1;
+    fd_.reset();  // releases the lock
     drained_end_ = inflight_end_ = 0;
     durable_end_ = 0;
     checkpoint_seq_ = 0;

@@ -24,6 +24,8 @@
 //
 // All file I/O runs on one private thread; the awaitable functions may be called from any
 // coroutine and resume on its executor.
+#include "core/unique_fd.hpp"
+#include "spool/spool_header.hpp"
 #include "spool/spool_record.hpp"
 
 #include <utility>
@@ -78,7 +80,7 @@ struct spool_status {
 
 class spool_file {
 public:
-    static constexpr std::uint64_t header_bytes = 192;
+    static constexpr std::uint64_t header_bytes = header_layout::total_bytes;
 
     // Opens (and recovers) an existing spool file. Throws std::runtime_error when the file
     // is locked by another process (two brokers must not share one spool file).
@@ -115,7 +117,23 @@ private:
         std::function<void(std::exception_ptr)> done;
     };
 
+    // What a walk over the records found (recovery).
+    struct record_scan {
+        std::uint64_t boundary = 0;             // end of the last complete request
+        std::uint64_t stopped_at = 0;           // where the walk stopped
+        std::uint64_t pending_at_boundary = 0;  // records past the checkpoint, up to boundary
+        bool damaged_inside = false;            // the stop is damage, not a torn last append
+        std::string why_stop;
+    };
+
     void recover();
+    core::unique_fd open_for_recovery();
+    bool accept_identity(core::unique_fd& fd, std::uint64_t size, std::string_view header);
+    void move_aside(core::unique_fd& fd, const std::string& suffix, const std::string& why);
+    checkpoint_slot read_checkpoint(std::string_view header, std::uint64_t size);
+    record_scan scan_records(int fd, std::uint64_t size, std::uint64_t drained);
+    void cut_tail(int fd, std::uint64_t size, const record_scan& scan);
+    void adopt(core::unique_fd fd, const checkpoint_slot& checkpoint, const record_scan& scan);
     void run();
     void write_appends(std::vector<append_request>& requests);
     bool ensure_open(std::string& why);
@@ -131,7 +149,7 @@ private:
     std::string recovery_summary_;
 
     // Owned by the spool thread (and the constructor before it starts).
-    int fd_ = -1;
+    core::unique_fd fd_;
     std::uint64_t drained_end_ = 0;
     std::uint64_t inflight_end_ = 0;
     std::uint64_t checkpoint_seq_ = 0;

@@ -1,5 +1,7 @@
 #include "spool/spool_record.hpp"
 
+#include "core/big_endian.hpp"
+
 #include <array>
 #include <stdexcept>
 
@@ -23,16 +25,9 @@ std::array<std::uint32_t, 256> make_table() {
 }
 
 void put_u8(std::string& out, std::uint8_t v) { out.push_back(static_cast<char>(v)); }
-void put_u16(std::string& out, std::uint16_t v) {
-    out.push_back(static_cast<char>(v >> 8));
-    out.push_back(static_cast<char>(v));
-}
-void put_u32(std::string& out, std::uint32_t v) {
-    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<char>(v >> s));
-}
-void put_u64(std::string& out, std::uint64_t v) {
-    for (int s = 56; s >= 0; s -= 8) out.push_back(static_cast<char>(v >> s));
-}
+void put_u16(std::string& out, std::uint16_t v) { core::append_be(out, v, 2); }
+void put_u32(std::string& out, std::uint32_t v) { core::append_be(out, v, 4); }
+void put_u64(std::string& out, std::uint64_t v) { core::append_be(out, v, 8); }
 void put_str16(std::string& out, std::string_view s, const char* what) {
     if (s.size() > 0xFFFF) throw std::length_error(std::string("spool record: ") + what + " is over 65535 bytes");
     put_u16(out, static_cast<std::uint16_t>(s.size()));
@@ -51,8 +46,8 @@ struct reader {
     }
     std::uint64_t uint(int bytes) {
         if (!need(static_cast<std::size_t>(bytes))) return 0;
-        std::uint64_t v = 0;
-        for (int i = 0; i < bytes; ++i) v = (v << 8) | static_cast<std::uint8_t>(data[pos++]);
+        const std::uint64_t v = core::load_be(data.data() + pos, static_cast<std::size_t>(bytes));
+        pos += static_cast<std::size_t>(bytes);
         return v;
     }
     std::string str(std::size_t n) {
@@ -63,11 +58,7 @@ struct reader {
     }
 };
 
-std::uint32_t load_u32(std::string_view d, std::size_t pos) {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v = (v << 8) | static_cast<std::uint8_t>(d[pos + static_cast<std::size_t>(i)]);
-    return v;
-}
+std::uint32_t load_u32(std::string_view d, std::size_t pos) { return core::load_be32(d.data() + pos); }
 
 }  // namespace
 
