@@ -41,27 +41,76 @@ std::string random_instance_id() {
     return fmt::format("{:08x}{:08x}", rd(), rd());
 }
 
-int run() {
-    auto cfg = config::from_environment();
-    log::info("queen broker {} starting", QUEEN_VERSION);
-    log::info("{}", config::describe(cfg));
+// The database to use: the configured one, or the embedded server started (or adopted) here.
+std::string start_database(const config::broker_config& cfg, std::optional<embedded::embedded_postgres>& embedded_db) {
+    if (!cfg.embedded) return cfg.conninfo;
+    embedded::embedded_options opts;
+    if (!cfg.embedded_data_dir.empty()) opts.data_dir = cfg.embedded_data_dir;
+    embedded_db.emplace(opts);
+    log::info("embedded PostgreSQL ready; inspect it with: {}", embedded_db->psql_command());
+    return embedded_db->conninfo();
+}
 
-    std::optional<embedded::embedded_postgres> embedded_db;
-    std::string conninfo = cfg.conninfo;
-    if (cfg.embedded) {
-        embedded::embedded_options opts;
-        if (!cfg.embedded_data_dir.empty()) opts.data_dir = cfg.embedded_data_dir;
-        embedded_db.emplace(opts);
-        conninfo = embedded_db->conninfo();
-        log::info("embedded PostgreSQL ready; inspect it with: {}", embedded_db->psql_command());
-    }
-
+// Applies (or only checks) the schema and holds the database's codec path to QUEEN_EXTENSION.
+schema::migration_report prepare_schema(const config::broker_config& cfg, const std::string& conninfo) {
     auto report = cfg.apply_schema ? schema::apply(conninfo) : schema::check(conninfo);
     log::info("schema version {} ({} migrations applied now); payloads may nest {} levels", report.database_version,
               report.applied, report.max_payload_depth);
     auto codec = schema::detect_codec_path(conninfo);
     log::info("{}", schema::describe(codec));
     schema::enforce(cfg.extension, codec);
+    return report;
+}
+
+// On SIGINT or SIGTERM: stop taking work, then stop the io_context once no connection is
+// left, or after 5 s.
+class graceful_stop {
+public:
+    graceful_stop(boost::asio::io_context& ioc, const http::server& server, std::function<void()> stop_services)
+        : ioc_(ioc), server_(server), stop_services_(std::move(stop_services)), signals_(ioc, SIGINT, SIGTERM),
+          grace_(ioc) {
+        signals_.async_wait([this](boost::system::error_code ec, int sig) {
+            if (ec) return;
+            log::info("signal {}: stopping (in-flight requests get up to 5 s)", sig);
+            stop_services_();
+            deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            poll();
+        });
+    }
+
+private:
+    void poll() {
+        if (server_.active_sessions() == 0 || std::chrono::steady_clock::now() >= deadline_) {
+            ioc_.stop();
+            return;
+        }
+        grace_.expires_after(std::chrono::milliseconds(100));
+        grace_.async_wait([this](boost::system::error_code) { poll(); });
+    }
+
+    boost::asio::io_context& ioc_;
+    const http::server& server_;
+    std::function<void()> stop_services_;
+    boost::asio::signal_set signals_;
+    boost::asio::steady_timer grace_;
+    std::chrono::steady_clock::time_point deadline_;
+};
+
+// Runs the io_context on `threads` threads (this one included) until it stops.
+void run_io(boost::asio::io_context& ioc, std::size_t threads) {
+    std::vector<std::thread> pool;
+    for (std::size_t i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+    ioc.run();
+    for (auto& t : pool) t.join();
+}
+
+int run() {
+    auto cfg = config::from_environment();
+    log::info("queen broker {} starting", QUEEN_VERSION);
+    log::info("{}", config::describe(cfg));
+    std::optional<embedded::embedded_postgres> embedded_db;
+    const std::string conninfo = start_database(cfg, embedded_db);
+    const auto report = prepare_schema(cfg, conninfo);
 
     // Maintenance flags and the spool (docs/maintenance-and-spool.md). A spool left non-empty
     // by an earlier run is recovered here and drained once serving starts.
@@ -129,35 +178,15 @@ int run() {
     drainer.start();
     log::info("listening on http://{}:{}", cfg.host, server.port());
 
-    boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
-    boost::asio::steady_timer grace(ioc);
-    std::function<void()> poll_holder;
-    signals.async_wait([&](boost::system::error_code ec, int sig) {
-        if (ec) return;
-        log::info("signal {}: stopping (in-flight requests get up to 5 s)", sig);
+    graceful_stop stopper(ioc, server, [&] {
         server.stop();
         listener.stop();
         housekeeping.stop();
         flags.stop();
         drainer.stop();
         waiters.wake_all();
-        // Stop once no connection is left, or after 5 s.
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-        poll_holder = [&, deadline] {
-            if (server.active_sessions() == 0 || std::chrono::steady_clock::now() >= deadline) {
-                ioc.stop();
-                return;
-            }
-            grace.expires_after(std::chrono::milliseconds(100));
-            grace.async_wait([&](boost::system::error_code) { poll_holder(); });
-        };
-        poll_holder();
     });
-
-    std::vector<std::thread> threads;
-    for (std::size_t i = 1; i < cfg.threads; ++i) threads.emplace_back([&ioc] { ioc.run(); });
-    ioc.run();
-    for (auto& t : threads) t.join();
+    run_io(ioc, cfg.threads);
     pool.close();
     log::info("stopped");
     return 0;

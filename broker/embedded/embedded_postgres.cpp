@@ -1,5 +1,6 @@
 #include "embedded/embedded_postgres.hpp"
 
+#include "core/unique_fd.hpp"
 #include "schema/migrator.hpp"
 
 #include <fmt/core.h>
@@ -32,10 +33,6 @@ extern char** environ;
 
 namespace queen::embedded {
 
-namespace fs = std::filesystem;
-
-namespace {
-
 // The identity the server runs as: ourselves, or `postgres` when we are root.
 struct server_user {
     std::string name;  // empty: ourselves
@@ -43,6 +40,12 @@ struct server_user {
     gid_t gid = 0;
     std::vector<gid_t> groups;
 };
+
+
+namespace fs = std::filesystem;
+
+namespace {
+
 
 struct process_result {
     int status = -1;  // exit code, 128+signal when killed
@@ -397,17 +400,59 @@ fs::path embedded_postgres::default_data_dir() {
     return fs::path(home) / ".local" / "share" / "queen" / "pgdata";
 }
 
+namespace {
+
+// Until a server runs, a failure leaves no empty socket directory behind.
+struct unused_socket_dir {
+    fs::path dir;
+    bool armed = true;
+    ~unused_socket_dir() {
+        if (armed) (void)rmdir(dir.c_str());
+    }
+};
+
+}  // namespace
+
+// Start-up, step by step: settle the options, the data directory, the server log, the
+// cluster (initdb or a version check), then adopt a server left running or start one, and
+// create the database.
 embedded_postgres::embedded_postgres(embedded_options options) : options_(std::move(options)) {
+    settle_options();
+    const server_user user = resolve_server_user();
+    run_as_ = user.name;
+    const bool initialized = prepare_data_dir(user);
+    const fs::path log = prepare_server_log(user);
+    socket_dir_ = prepare_socket_dir(options_.data_dir, user);
+    unused_socket_dir socket_guard{socket_dir_};
+    if (!initialized) init_cluster(user);
+    else check_cluster_version();
+    if (!adopt_running_server(user, socket_guard.armed)) {
+        start_server(user, log);
+        socket_guard.armed = false;
+    }
+    try {
+        schema::create_database_if_missing(make_conninfo(socket_dir_, port_, "postgres"), options_.database);
+    } catch (...) {
+        if (!adopted_) {
+            try {
+                stop();
+            } catch (...) {
+            }
+        }
+        throw;
+    }
+    conninfo_ = make_conninfo(socket_dir_, port_, options_.database);
+}
+
+void embedded_postgres::settle_options() {
     if (options_.data_dir.empty()) options_.data_dir = default_data_dir();
     options_.data_dir = fs::absolute(options_.data_dir).lexically_normal();
     if (options_.data_dir.has_filename() == false) options_.data_dir = options_.data_dir.parent_path();
     if (options_.database.empty()) options_.database = "queen";
     options_.bin_dir = find_bin_dir(options_.bin_dir);
-    const fs::path bin = options_.bin_dir;
-    const server_user user = resolve_server_user();
-    run_as_ = user.name;
+}
 
-    // Data directory (and its parents).
+bool embedded_postgres::prepare_data_dir(const server_user& user) {
     fs::path data = options_.data_dir;
     create_parents(data.parent_path());
     if (mkdir(data.c_str(), 0700) != 0 && errno != EEXIST)
@@ -432,105 +477,83 @@ embedded_postgres::embedded_postgres(embedded_options options) : options_(std::m
             data.string(), st.st_uid, user.name.empty() ? "the current user" : user.name, user.uid));
     }
     if (!user.name.empty()) check_reachable(data, user);
+    return initialized;
+}
 
-    // The server log, next to the data directory, writable by the server user.
-    const fs::path log = data.parent_path() / "postgres.log";
-    {
-        int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-        if (fd < 0)
-            throw std::runtime_error(fmt::format("cannot create the server log {}: {}", log.string(), errno_text(errno)));
-        if (!user.name.empty() && fchown(fd, user.uid, user.gid) != 0) {
-            int err = errno;
-            close(fd);
-            throw std::runtime_error(fmt::format("cannot give {} to {}: {}", log.string(), user.name, errno_text(err)));
-        }
-        close(fd);
-    }
+// The server log, next to the data directory, writable by the server user.
+fs::path embedded_postgres::prepare_server_log(const server_user& user) {
+    const fs::path log = options_.data_dir.parent_path() / "postgres.log";
+    core::unique_fd fd(open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
+    if (!fd) throw std::runtime_error(fmt::format("cannot create the server log {}: {}", log.string(), errno_text(errno)));
+    if (!user.name.empty() && fchown(fd.get(), user.uid, user.gid) != 0)
+        throw std::runtime_error(fmt::format("cannot give {} to {}: {}", log.string(), user.name, errno_text(errno)));
+    return log;
+}
 
-    socket_dir_ = prepare_socket_dir(data, user);
-    // Until a server runs, a failure leaves no empty socket directory behind.
-    struct remove_if_unused {
-        fs::path dir;
-        bool armed = true;
-        ~remove_if_unused() {
-            if (armed) (void)rmdir(dir.c_str());
-        }
-    } socket_dir_guard{socket_dir_};
+void embedded_postgres::init_cluster(const server_user& user) {
+    const fs::path& data = options_.data_dir;
+    auto res = run_process({(fs::path(options_.bin_dir) / "initdb").string(), "-D", data.string(), "-U", "postgres",
+                            "--encoding=UTF8", "--locale=C", "--auth-local=trust", "--auth-host=reject",
+                            "--data-checksums", "--no-instructions"},
+                           &user);
+    if (res.status != 0)
+        throw std::runtime_error(
+            fmt::format("initdb failed for {} (exit status {}):\n{}", data.string(), res.status, trim(res.output)));
+}
 
-    // First run: initdb.
-    if (!initialized) {
-        auto res = run_process({(bin / "initdb").string(), "-D", data.string(), "-U", "postgres", "--encoding=UTF8",
-                                "--locale=C", "--auth-local=trust", "--auth-host=reject", "--data-checksums",
-                                "--no-instructions"},
-                               &user);
-        if (res.status != 0)
-            throw std::runtime_error(fmt::format("initdb failed for {} (exit status {}):\n{}", data.string(),
-                                                 res.status, trim(res.output)));
-    } else {
-        const std::string version = trim(read_file(data / "PG_VERSION"));
-        const int major = server_major_version(options_.bin_dir);
-        if (major > 0 && std::atoi(version.c_str()) != major)
-            throw std::runtime_error(fmt::format(
-                "the data directory {} was created by PostgreSQL {}, but the server binaries in {} are version {}; "
-                "use matching binaries or choose another data directory with QUEEN_DATA_DIR",
-                data.string(), version, options_.bin_dir, major));
-    }
+void embedded_postgres::check_cluster_version() {
+    const fs::path& data = options_.data_dir;
+    const std::string version = trim(read_file(data / "PG_VERSION"));
+    const int major = server_major_version(options_.bin_dir);
+    if (major > 0 && std::atoi(version.c_str()) != major)
+        throw std::runtime_error(fmt::format(
+            "the data directory {} was created by PostgreSQL {}, but the server binaries in {} are version {}; "
+            "use matching binaries or choose another data directory with QUEEN_DATA_DIR",
+            data.string(), version, options_.bin_dir, major));
+}
 
-    // A server left running for this data directory (a broker killed with -9): adopt it.
-    const std::string pg_ctl = (bin / "pg_ctl").string();
-    bool running = false;
-    if (fs::exists(data / "postmaster.pid")) {
-        auto status = run_process({pg_ctl, "status", "-D", data.string()}, &user);
-        running = status.status == 0;
+// A server left running for this data directory (a broker killed with -9) is adopted: true
+// then, with port_ and socket_dir_ set to its own (our unused socket directory removed).
+bool embedded_postgres::adopt_running_server(const server_user& user, bool& own_socket_dir_unused) {
+    const fs::path& data = options_.data_dir;
+    const std::string pg_ctl = (fs::path(options_.bin_dir) / "pg_ctl").string();
+    if (!fs::exists(data / "postmaster.pid")) return false;
+    if (run_process({pg_ctl, "status", "-D", data.string()}, &user).status != 0) return false;
+    auto pf = read_pid_file(data);
+    if (!pf || pf->socket_dir.empty() || pf->port <= 0)
+        throw std::runtime_error(fmt::format(
+            "a PostgreSQL server (see {}/postmaster.pid) is running on {} without a unix socket; stop it with "
+            "`{} stop -D {}`",
+            data.string(), data.string(), pg_ctl, data.string()));
+    port_ = pf->port;
+    if (fs::path(pf->socket_dir) != socket_dir_) {
+        (void)rmdir(socket_dir_.c_str());  // ours is not used
+        own_socket_dir_unused = false;
     }
-    if (running) {
-        auto pf = read_pid_file(data);
-        if (!pf || pf->socket_dir.empty() || pf->port <= 0)
-            throw std::runtime_error(fmt::format(
-                "a PostgreSQL server (see {}/postmaster.pid) is running on {} without a unix socket; stop it with "
-                "`{} stop -D {}`",
-                data.string(), data.string(), pg_ctl, data.string()));
-        port_ = pf->port;
-        if (fs::path(pf->socket_dir) != socket_dir_) {
-            (void)rmdir(socket_dir_.c_str());  // ours is not used
-            socket_dir_guard.armed = false;
-        }
-        socket_dir_ = pf->socket_dir;
-        if (!wait_for_ping(make_conninfo(socket_dir_, port_, "postgres"), std::chrono::seconds(60)))
-            throw std::runtime_error(fmt::format(
-                "a PostgreSQL server (pid {}) is running on {} but does not answer on {}; stop it with "
-                "`{} stop -D {}`",
-                pf->pid, data.string(), socket_dir_.string(), pg_ctl, data.string()));
-        adopted_ = true;
-        socket_dir_guard.armed = false;
-    } else {
-        const std::string server_options =
-            fmt::format("-c listen_addresses='' -c port={} -c unix_socket_directories='{}' "
-                        "-c unix_socket_permissions=0700 -c fsync=on",
-                        port_, socket_dir_.string());
-        auto res = run_process({pg_ctl, "start", "-w", "-t", "120", "-D", data.string(), "-l", log.string(), "-o",
-                                server_options},
-                               &user);
-        if (res.status != 0)
-            throw std::runtime_error(fmt::format("cannot start PostgreSQL on {} (pg_ctl exit status {}):\n{}\n"
-                                                 "server log {}:\n{}",
-                                                 data.string(), res.status, trim(res.output), log.string(),
-                                                 log_tail(log)));
-        socket_dir_guard.armed = false;
-    }
+    socket_dir_ = pf->socket_dir;
+    if (!wait_for_ping(make_conninfo(socket_dir_, port_, "postgres"), std::chrono::seconds(60)))
+        throw std::runtime_error(fmt::format(
+            "a PostgreSQL server (pid {}) is running on {} but does not answer on {}; stop it with "
+            "`{} stop -D {}`",
+            pf->pid, data.string(), socket_dir_.string(), pg_ctl, data.string()));
+    adopted_ = true;
+    own_socket_dir_unused = false;
+    return true;
+}
 
-    try {
-        schema::create_database_if_missing(make_conninfo(socket_dir_, port_, "postgres"), options_.database);
-    } catch (...) {
-        if (!adopted_) {
-            try {
-                stop();
-            } catch (...) {
-            }
-        }
-        throw;
-    }
-    conninfo_ = make_conninfo(socket_dir_, port_, options_.database);
+void embedded_postgres::start_server(const server_user& user, const fs::path& log) {
+    const fs::path& data = options_.data_dir;
+    const std::string pg_ctl = (fs::path(options_.bin_dir) / "pg_ctl").string();
+    const std::string server_options =
+        fmt::format("-c listen_addresses='' -c port={} -c unix_socket_directories='{}' "
+                    "-c unix_socket_permissions=0700 -c fsync=on",
+                    port_, socket_dir_.string());
+    auto res = run_process(
+        {pg_ctl, "start", "-w", "-t", "120", "-D", data.string(), "-l", log.string(), "-o", server_options}, &user);
+    if (res.status != 0)
+        throw std::runtime_error(fmt::format("cannot start PostgreSQL on {} (pg_ctl exit status {}):\n{}\n"
+                                             "server log {}:\n{}",
+                                             data.string(), res.status, trim(res.output), log.string(), log_tail(log)));
 }
 
 embedded_postgres::~embedded_postgres() {

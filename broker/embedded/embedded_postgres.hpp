@@ -7,6 +7,8 @@
 
 namespace queen::embedded {
 
+struct server_user;  // who the server runs as (embedded_postgres.cpp)
+
 struct embedded_options {
     std::filesystem::path data_dir;    // empty: default_data_dir()
     std::string bin_dir;               // empty: found via pg_config or /usr/lib/postgresql/15/bin
@@ -37,6 +39,14 @@ public:
     static std::filesystem::path default_data_dir();
 
 private:
+    void settle_options();
+    bool prepare_data_dir(const server_user& user);  // true when it holds a cluster already
+    std::filesystem::path prepare_server_log(const server_user& user);
+    void init_cluster(const server_user& user);
+    void check_cluster_version();
+    bool adopt_running_server(const server_user& user, bool& own_socket_dir_unused);
+    void start_server(const server_user& user, const std::filesystem::path& log);
+
     embedded_options options_;
     std::string conninfo_;
     std::filesystem::path socket_dir_;
