@@ -4,9 +4,8 @@
 #include "api/group_requests.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
-#include "db/pg_binary.hpp"
 #include "http/responses.hpp"
-#include "segment/segment_codec.hpp"
+#include "store/groups_store.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,66 +26,8 @@ api_error not_found(std::string message) { return api_error(error_code::not_foun
 
 ojson iso_or_null(const std::optional<std::int64_t>& us) { return us ? ojson(core::iso_time(*us)) : ojson(); }
 
-// One row of queen.group_cursors.
-struct cursor_row {
-    std::string group;
-    std::string queue;
-    std::optional<std::int64_t> subscription_at;
-    bool has_cursor = false;
-    std::int64_t partition_id = 0;
-    std::string partition;
-    std::int64_t committed = 0;
-    std::int64_t last_offset = 0;
-    std::optional<std::string> lease_id;
-    std::optional<std::int64_t> lease_end;
-    std::optional<std::int64_t> lease_expires_at;
-    std::int64_t attempts = 0;
-    std::optional<std::int64_t> retry_at;
-    std::optional<std::int64_t> last_claimed_at;
-    std::optional<std::int64_t> pending_since;
-    std::int64_t pending_seconds = 0;
-    std::int64_t lag() const { return last_offset > committed ? last_offset - committed : 0; }
-};
-
-std::optional<std::int64_t> opt_time(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return db::timestamp_us(res, row, col);
-}
-
-// Reads queen.group_cursors(group) (group nullopt: every group).
-asio::awaitable<std::vector<cursor_row>> read_cursors(app::broker_context& ctx, const std::optional<std::string>& group) {
-    std::vector<db::pg_param> params{group ? db::pg_param::text(*group) : db::pg_param::null()};
-    auto res = co_await ctx.pool.exec(
-        "SELECT consumer_group, queue_name, subscription_at, partition_id, partition_name, committed, last_offset, "
-        "lease_id, lease_end, lease_expires_at, attempts, retry_at, last_claimed_at, pending_since, "
-        "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint "
-        "FROM queen.group_cursors($1)",
-        params, db::result_format::binary);
-    std::vector<cursor_row> rows;
-    rows.reserve(static_cast<std::size_t>(res.rows()));
-    for (int i = 0; i < res.rows(); ++i) {
-        cursor_row r;
-        r.group = std::string(res.text(i, 0));
-        r.queue = std::string(res.text(i, 1));
-        r.subscription_at = opt_time(res, i, 2);
-        r.has_cursor = !res.is_null(i, 3);
-        if (r.has_cursor) {
-            r.partition_id = res.int64(i, 3);
-            r.partition = std::string(res.text(i, 4));
-            r.committed = res.int64(i, 5);
-            r.last_offset = res.int64(i, 6);
-            if (!res.is_null(i, 7)) r.lease_id = segment::uuid_to_string(db::uuid_bytes(res, i, 7));
-            if (!res.is_null(i, 8)) r.lease_end = res.int64(i, 8);
-            r.lease_expires_at = opt_time(res, i, 9);
-            r.attempts = res.int64(i, 10);
-            r.retry_at = opt_time(res, i, 11);
-            r.last_claimed_at = opt_time(res, i, 12);
-            r.pending_since = opt_time(res, i, 13);
-            r.pending_seconds = res.int64(i, 14);
-        }
-        rows.push_back(std::move(r));
-    }
-    co_return rows;
+std::int64_t cursor_lag(const store::group_cursor& r) {
+    return r.last_offset > r.committed ? r.last_offset - r.committed : 0;
 }
 
 // Totals over a set of cursors.
@@ -98,10 +39,10 @@ struct totals {
     std::int64_t max_time_lag = 0;
     std::optional<std::int64_t> last_claimed_at;
 
-    void add(const cursor_row& r) {
+    void add(const store::group_cursor& r) {
         if (!r.has_cursor) return;
         ++partitions;
-        lag += r.lag();
+        lag += cursor_lag(r);
         if (r.lease_id) {
             ++leased;
             leases.insert(*r.lease_id);
@@ -114,12 +55,12 @@ struct totals {
     const char* state() const { return leased > 0 ? "active" : lag > 0 ? "lagging" : "idle"; }
 };
 
-ojson partition_json(const cursor_row& r) {
+ojson partition_json(const store::group_cursor& r) {
     return ojson{{"partition", r.partition},
                  {"partitionId", std::to_string(r.partition_id)},
                  {"committedOffset", r.committed},
                  {"lastOffset", r.last_offset},
-                 {"lag", r.lag()},
+                 {"lag", cursor_lag(r)},
                  {"leaseId", r.lease_id ? ojson(*r.lease_id) : ojson()},
                  {"leaseEnd", r.lease_end ? ojson(*r.lease_end) : ojson()},
                  {"leaseExpiresAt", iso_or_null(r.lease_expires_at)},
@@ -131,7 +72,7 @@ ojson partition_json(const cursor_row& r) {
 
 // Builds one group's JSON from its rows [begin, end) (ordered by queue, partition).
 // detail: per-partition arrays; otherwise per-queue counts only.
-ojson group_json(const std::vector<cursor_row>& rows, std::size_t begin, std::size_t end, bool detail) {
+ojson group_json(const std::vector<store::group_cursor>& rows, std::size_t begin, std::size_t end, bool detail) {
     totals all;
     ojson queues = ojson::array();
     for (std::size_t i = begin; i < end;) {
@@ -179,18 +120,13 @@ struct delete_outcome {
 
 asio::awaitable<delete_outcome> delete_group(app::broker_context& ctx, const std::string& group,
                                              const std::optional<std::string>& queue, bool delete_metadata) {
-    std::vector<db::pg_param> params{db::pg_param::text(group),
-                                     queue ? db::pg_param::text(*queue) : db::pg_param::null(),
-                                     db::pg_param::text(delete_metadata ? "true" : "false")};
-    auto res = co_await ctx.pool.exec(
-        "SELECT queue_name, deleted_partitions, metadata_deleted FROM queen.delete_group($1, $2, $3::boolean)",
-        params, db::result_format::binary);
+    const auto rows = co_await store::delete_group(ctx.pool, group, queue, delete_metadata);
     delete_outcome out;
     std::vector<std::string> queues;
-    for (int i = 0; i < res.rows(); ++i) {
-        queues.emplace_back(res.text(i, 0));
-        out.deleted_partitions += res.int64(i, 1);
-        out.metadata_deleted = out.metadata_deleted || res.boolean(i, 2);
+    for (const auto& row : rows) {
+        queues.push_back(row.queue);
+        out.deleted_partitions += row.deleted_partitions;
+        out.metadata_deleted = out.metadata_deleted || row.metadata_deleted;
     }
     // Cursors restarted from their start may be claimable: wake parked pops.
     if (!queues.empty()) ctx.notifier.queues_changed(queues);
@@ -212,29 +148,18 @@ asio::awaitable<http::response> answer_delete(app::broker_context& ctx, http::re
     co_return json_ok(out);
 }
 
-struct seek_outcome {
-    std::int64_t partitions_updated = 0;
-};
-
-asio::awaitable<seek_outcome> seek(app::broker_context& ctx, const std::string& group, const std::string& queue,
-                                   const std::optional<std::string>& partition, const seek_request& r) {
-    const std::string at = r.timestamp_us ? core::iso_time(*r.timestamp_us) : std::string();
-    std::vector<db::pg_param> params{db::pg_param::text(queue), db::pg_param::text(group),
-                                     partition ? db::pg_param::text(*partition) : db::pg_param::null(),
-                                     db::pg_param::text(r.to_end ? "true" : "false"),
-                                     r.timestamp_us ? db::pg_param::text(at) : db::pg_param::null()};
-    auto res = co_await ctx.pool.exec(
-        "SELECT status, partitions_updated FROM queen.seek_group($1, $2, $3, $4::boolean, $5::timestamptz)", params,
-        db::result_format::binary);
-    const std::string status(res.text(0, 0));
-    if (status == "queue_not_found") throw not_found("Queue not found");
-    if (status == "partition_not_found") throw not_found("Partition not found");
-    if (status == "group_not_found") throw not_found("Consumer group not found");
-    if (status != "ok") throw std::runtime_error("queen.seek_group answered an unknown status: " + status);
+asio::awaitable<store::seek_outcome> seek(app::broker_context& ctx, const std::string& group,
+                                          const std::string& queue, const std::optional<std::string>& partition,
+                                          const seek_request& r) {
+    const store::group_seek target{group, queue, partition, r.to_end, r.timestamp_us};
+    auto res = co_await store::seek_group(ctx.pool, target);
+    if (res.status == store::seek_status::queue_not_found) throw not_found("Queue not found");
+    if (res.status == store::seek_status::partition_not_found) throw not_found("Partition not found");
+    if (res.status == store::seek_status::group_not_found) throw not_found("Consumer group not found");
     // A backwards seek or a released lease makes partitions claimable: wake parked pops.
     std::vector<std::string> queues{queue};
     ctx.notifier.queues_changed(queues);
-    co_return seek_outcome{res.int64(0, 1)};
+    co_return res;
 }
 
 }  // namespace
@@ -242,7 +167,7 @@ asio::awaitable<seek_outcome> seek(app::broker_context& ctx, const std::string& 
 // GET /api/v1/consumer-groups
 asio::awaitable<http::response> handle_list_groups(app::broker_context& ctx, http::request_context&) {
     const std::optional<std::string> every;
-    auto rows = co_await read_cursors(ctx, every);
+    auto rows = co_await store::group_cursors(ctx.pool, every);
     ojson out = ojson::array();
     for (std::size_t i = 0; i < rows.size();) {
         std::size_t j = i;
@@ -256,7 +181,7 @@ asio::awaitable<http::response> handle_list_groups(app::broker_context& ctx, htt
 // GET /api/v1/consumer-groups/:group
 asio::awaitable<http::response> handle_get_group(app::broker_context& ctx, http::request_context& rc) {
     const std::optional<std::string> group = path_group(rc);
-    auto rows = co_await read_cursors(ctx, group);
+    auto rows = co_await store::group_cursors(ctx.pool, group);
     if (rows.empty()) throw not_found("Consumer group not found");
     co_return json_ok(group_json(rows, 0, rows.size(), true));
 }
@@ -313,16 +238,12 @@ asio::awaitable<http::response> handle_seek_group_partition(app::broker_context&
 asio::awaitable<http::response> handle_set_group_subscription(app::broker_context& ctx, http::request_context& rc) {
     const std::string& group = path_group(rc);
     const std::int64_t at = parse_subscription(rc.req.body(), ctx.limits);
-    const std::string at_text = core::iso_time(at);
-    std::vector<db::pg_param> params{db::pg_param::text(group), db::pg_param::text(at_text)};
-    auto res = co_await ctx.pool.exec(
-        "SELECT queues_updated, subscription_at FROM queen.set_group_subscription($1, $2::timestamptz)", params,
-        db::result_format::binary);
-    const std::int64_t updated = res.int64(0, 0);
+    const auto res = co_await store::set_group_subscription(ctx.pool, group, at);
+    const std::int64_t updated = res.queues_updated;
     if (updated == 0) throw not_found("Consumer group not found");
     ojson out{{"success", true},
               {"consumerGroup", group},
-              {"subscriptionTimestamp", core::iso_time(db::timestamp_us(res, 0, 1))},
+              {"subscriptionTimestamp", core::iso_time(res.subscription_at)},
               {"queuesUpdated", updated}};
     co_return json_ok(out);
 }

@@ -1,0 +1,107 @@
+#include "store/groups_store.hpp"
+
+#include "core/message_id.hpp"
+#include "db/pg_binary.hpp"
+#include "segment/segment_codec.hpp"
+
+#include <stdexcept>
+
+namespace queen::store {
+
+namespace asio = boost::asio;
+using db::pg_param;
+
+namespace {
+
+std::optional<std::int64_t> opt_time(const db::pg_result& res, int row, int col) {
+    if (res.is_null(row, col)) return std::nullopt;
+    return db::timestamp_us(res, row, col);
+}
+
+group_cursor cursor_at(const db::pg_result& res, int i) {
+    group_cursor r;
+    r.group = std::string(res.text(i, 0));
+    r.queue = std::string(res.text(i, 1));
+    r.subscription_at = opt_time(res, i, 2);
+    r.has_cursor = !res.is_null(i, 3);
+    if (r.has_cursor) {
+        r.partition_id = res.int64(i, 3);
+        r.partition = std::string(res.text(i, 4));
+        r.committed = res.int64(i, 5);
+        r.last_offset = res.int64(i, 6);
+        if (!res.is_null(i, 7)) r.lease_id = segment::uuid_to_string(db::uuid_bytes(res, i, 7));
+        if (!res.is_null(i, 8)) r.lease_end = res.int64(i, 8);
+        r.lease_expires_at = opt_time(res, i, 9);
+        r.attempts = res.int64(i, 10);
+        r.retry_at = opt_time(res, i, 11);
+        r.last_claimed_at = opt_time(res, i, 12);
+        r.pending_since = opt_time(res, i, 13);
+        r.pending_seconds = res.int64(i, 14);
+    }
+    return r;
+}
+
+seek_status parse_seek_status(const std::string& status) {
+    if (status == "ok") return seek_status::ok;
+    if (status == "queue_not_found") return seek_status::queue_not_found;
+    if (status == "partition_not_found") return seek_status::partition_not_found;
+    if (status == "group_not_found") return seek_status::group_not_found;
+    throw std::runtime_error("queen.seek_group answered an unknown status: " + status);
+}
+
+}  // namespace
+
+asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, const std::optional<std::string>& group) {
+    std::vector<pg_param> params{group ? pg_param::text(*group) : pg_param::null()};
+    auto res = co_await pool.exec(
+        "SELECT consumer_group, queue_name, subscription_at, partition_id, partition_name, committed, last_offset, "
+        "lease_id, lease_end, lease_expires_at, attempts, retry_at, last_claimed_at, pending_since, "
+        "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint "
+        "FROM queen.group_cursors($1)",
+        params, db::result_format::binary);
+    std::vector<group_cursor> rows;
+    rows.reserve(static_cast<std::size_t>(res.rows()));
+    for (int i = 0; i < res.rows(); ++i) rows.push_back(cursor_at(res, i));
+    co_return rows;
+}
+
+asio::awaitable<std::vector<group_queue_deletion>> delete_group(db::pg_pool& pool, const std::string& group,
+                                                                const std::optional<std::string>& queue,
+                                                                bool delete_metadata) {
+    std::vector<pg_param> params{pg_param::text(group), queue ? pg_param::text(*queue) : pg_param::null(),
+                                 pg_param::text(delete_metadata ? "true" : "false")};
+    auto res = co_await pool.exec(
+        "SELECT queue_name, deleted_partitions, metadata_deleted FROM queen.delete_group($1, $2, $3::boolean)", params,
+        db::result_format::binary);
+    std::vector<group_queue_deletion> out;
+    out.reserve(static_cast<std::size_t>(res.rows()));
+    for (int i = 0; i < res.rows(); ++i)
+        out.push_back(group_queue_deletion{std::string(res.text(i, 0)), res.int64(i, 1), res.boolean(i, 2)});
+    co_return out;
+}
+
+asio::awaitable<seek_outcome> seek_group(db::pg_pool& pool, const group_seek& seek) {
+    const std::string at = seek.timestamp_us ? core::iso_time(*seek.timestamp_us) : std::string();
+    std::vector<pg_param> params{pg_param::text(seek.queue), pg_param::text(seek.group),
+                                 seek.partition ? pg_param::text(*seek.partition) : pg_param::null(),
+                                 pg_param::text(seek.to_end ? "true" : "false"),
+                                 seek.timestamp_us ? pg_param::text(at) : pg_param::null()};
+    auto res = co_await pool.exec(
+        "SELECT status, partitions_updated FROM queen.seek_group($1, $2, $3, $4::boolean, $5::timestamptz)", params,
+        db::result_format::binary);
+    const seek_status status = parse_seek_status(std::string(res.text(0, 0)));
+    if (status != seek_status::ok) co_return seek_outcome{status, 0};
+    co_return seek_outcome{status, res.int64(0, 1)};
+}
+
+asio::awaitable<subscription_update> set_group_subscription(db::pg_pool& pool, const std::string& group,
+                                                            std::int64_t at_us) {
+    const std::string at_text = core::iso_time(at_us);
+    std::vector<pg_param> params{pg_param::text(group), pg_param::text(at_text)};
+    auto res = co_await pool.exec(
+        "SELECT queues_updated, subscription_at FROM queen.set_group_subscription($1, $2::timestamptz)", params,
+        db::result_format::binary);
+    co_return subscription_update{res.int64(0, 0), db::timestamp_us(res, 0, 1)};
+}
+
+}  // namespace queen::store
