@@ -1,17 +1,16 @@
 // Dead-letter routes (docs/dead-letters.md): GET /api/v1/dlq (listing), POST
 // /api/v1/dlq/requeue, DELETE /api/v1/dlq (purge). The SQL is in
-// sql/procedures/75_dead_letter_admin.sql; this file parses, decodes the segment copies
-// that plain SQL cannot decode (zstd), and renders JSON.
+// sql/procedures/75_dead_letter_admin.sql, called through store/dead_letters_store; this
+// file parses, decodes the segment copies that plain SQL cannot decode (zstd), and renders JSON.
 #include "api/dlq_requests.hpp"
 #include "api/json_text.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
-#include "db/pg_array.hpp"
-#include "db/pg_binary.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "segment/segment_codec.hpp"
+#include "store/dead_letters_store.hpp"
 
 #include <set>
 
@@ -21,28 +20,9 @@ namespace asio = boost::asio;
 
 namespace {
 
-// The filter as the six leading SQL arguments ($1..$6). The parameters point into the
-// filter and into this object's strings: keep both alive (and this object unmoved) while
-// they are used.
-struct filter_args {
-    filter_args(const filter_args&) = delete;
-    filter_args& operator=(const filter_args&) = delete;
-    explicit filter_args(const dlq_filter& f) {
-        if (f.from_us) from = core::iso_time(*f.from_us);
-        if (f.to_us) to = core::iso_time(*f.to_us);
-        auto opt = [](const std::optional<std::string>& v) { return v ? db::pg_param::text(*v) : db::pg_param::null(); };
-        params.push_back(opt(f.queue));
-        params.push_back(opt(f.consumer_group));
-        params.push_back(opt(f.partition));
-        params.push_back(f.from_us ? db::pg_param::text(from) : db::pg_param::null());
-        params.push_back(f.to_us ? db::pg_param::text(to) : db::pg_param::null());
-        params.push_back(opt(f.message_id));
-    }
-    std::string from, to;
-    std::vector<db::pg_param> params;
-};
-
-constexpr const char* filter_sql = "$1::text, $2::text, $3::text, $4::timestamptz, $5::timestamptz, $6::uuid";
+store::dead_letter_filter store_filter(const dlq_filter& f) {
+    return store::dead_letter_filter{f.queue, f.consumer_group, f.partition, f.from_us, f.to_us, f.message_id};
+}
 
 // One frame decoded by the broker from a dead letter's segment copy.
 struct decoded_frame {
@@ -82,14 +62,64 @@ std::optional<decoded_frame> decode_copy(std::span<const std::uint8_t> bytes, st
     }
 }
 
-void append_opt_string(std::string& out, const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) out += "null";
-    else append_json_string(out, res.text(row, col));
+void append_opt_string(std::string& out, const std::optional<std::string>& value) {
+    if (!value) out += "null";
+    else append_json_string(out, *value);
 }
 
-void append_opt_time(std::string& out, const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) out += "null";
-    else out += "\"" + core::iso_time(db::timestamp_us(res, row, col)) + "\"";
+void append_opt_time(std::string& out, const std::optional<std::int64_t>& us) {
+    if (!us) out += "null";
+    else out += "\"" + core::iso_time(*us) + "\"";
+}
+
+// One element of the listing's "messages".
+void append_dead_letter(std::string& out, const app::broker_context& ctx, const store::dead_letter& l) {
+    const std::int64_t dl_id = l.dead_letter_id;
+    const std::int64_t pid = l.partition_id;
+    const std::int64_t off = l.msg_offset;
+    std::optional<decoded_frame> frame;
+    if (!l.payload && l.segment) frame = decode_copy(*l.segment, off, l.segment_first_offset, dl_id);
+    out += "{\"id\":\"" + core::message_id(pid, off) + "\",\"transactionId\":";
+    if (frame) append_json_string(out, frame->transaction_id);
+    else append_opt_string(out, l.transaction_id);
+    out += ",\"traceId\":";
+    if (frame) {
+        if (frame->trace_id) append_json_string(out, *frame->trace_id);
+        else out += "null";
+    } else if (!l.trace_id) {
+        out += "null";
+    } else {
+        append_json_string(out, *l.trace_id);
+    }
+    out += ",\"partitionId\":\"" + std::to_string(pid) + "\",\"queue\":";
+    append_opt_string(out, l.queue);
+    out += ",\"partition\":";
+    append_opt_string(out, l.partition);
+    out += ",\"consumerGroup\":";
+    append_opt_string(out, l.consumer_group);
+    out += ",\"offset\":" + std::to_string(off);
+    out += ",\"errorMessage\":";
+    append_opt_string(out, l.error_message);
+    out += ",\"retryCount\":" + std::to_string(l.attempts);
+    out += ",\"reason\":";
+    append_opt_string(out, l.reason);
+    out += ",\"producerSub\":";
+    if (frame) {
+        if (frame->producer_sub) append_json_string(out, *frame->producer_sub);
+        else out += "null";
+    } else {
+        append_opt_string(out, l.producer_sub);
+    }
+    out += ",\"data\":";
+    const std::string_view queue_name = l.queue ? std::string_view(*l.queue) : std::string_view();
+    if (frame) out += deliverable_payload(ctx, frame->payload, queue_name);
+    else if (l.payload) out += deliverable_payload(ctx, *l.payload, queue_name);
+    else out += "null";
+    out += ",\"createdAt\":";
+    append_opt_time(out, l.created_at_us);
+    out += ",\"failedAt\":";
+    append_opt_time(out, l.failed_at_us);
+    out += '}';
 }
 
 }  // namespace
@@ -98,76 +128,16 @@ void append_opt_time(std::string& out, const db::pg_result& res, int row, int co
 asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::request_context& rc) {
     const auto filter = parse_dlq_filter(rc.query, ctx.limits);
     const auto page = parse_dlq_page(rc.query);
-    const filter_args args(filter);
     const std::string limit = std::to_string(page.limit), offset = std::to_string(page.offset);
-    std::vector<db::pg_param> params = args.params;
-    params.push_back(db::pg_param::text(limit));
-    params.push_back(db::pg_param::text(offset));
-    const std::string sql = std::string(
-        "SELECT c.total, l.dead_letter_id, l.queue, l.partition, l.partition_id, l.msg_offset, l.consumer_group, "
-        "l.transaction_id, l.trace_id, l.producer_sub, l.payload, l.segment, l.segment_first_offset, "
-        "l.error_message, l.attempts, l.reason, l.created_at, l.failed_at "
-        "FROM queen.count_dead_letters(") + filter_sql + ") AS c(total) "
-        "LEFT JOIN LATERAL queen.list_dead_letters(" + filter_sql + ", $7::integer, $8::integer) l ON true";
-    auto res = co_await ctx.pool.exec(sql, params, db::result_format::binary);
+    const auto listed = co_await store::list_dead_letters(ctx.pool, store_filter(filter), page.limit, page.offset);
 
-    std::int64_t total = res.rows() > 0 ? res.int64(0, 0) : 0;
+    std::int64_t total = listed.total;
     std::string out = "{\"messages\":[";
     bool first = true;
-    for (int row = 0; row < res.rows(); ++row) {
-        if (res.is_null(row, 1)) continue;  // an empty page: only the total
-        const std::int64_t dl_id = res.int64(row, 1);
-        const std::int64_t pid = res.int64(row, 4);
-        const std::int64_t off = res.int64(row, 5);
-        std::optional<decoded_frame> frame;
-        if (res.is_null(row, 10) && !res.is_null(row, 11)) {
-            std::optional<std::int64_t> seg_first;
-            if (!res.is_null(row, 12)) seg_first = res.int64(row, 12);
-            frame = decode_copy(res.bytes(row, 11), off, seg_first, dl_id);
-        }
+    for (const auto& l : listed.letters) {
         if (!first) out += ',';
         first = false;
-        out += "{\"id\":\"" + core::message_id(pid, off) + "\",\"transactionId\":";
-        if (frame) append_json_string(out, frame->transaction_id);
-        else append_opt_string(out, res, row, 7);
-        out += ",\"traceId\":";
-        if (frame) {
-            if (frame->trace_id) append_json_string(out, *frame->trace_id);
-            else out += "null";
-        } else if (res.is_null(row, 8)) {
-            out += "null";
-        } else {
-            append_json_string(out, segment::uuid_to_string(db::uuid_bytes(res, row, 8)));
-        }
-        out += ",\"partitionId\":\"" + std::to_string(pid) + "\",\"queue\":";
-        append_opt_string(out, res, row, 2);
-        out += ",\"partition\":";
-        append_opt_string(out, res, row, 3);
-        out += ",\"consumerGroup\":";
-        append_opt_string(out, res, row, 6);
-        out += ",\"offset\":" + std::to_string(off);
-        out += ",\"errorMessage\":";
-        append_opt_string(out, res, row, 13);
-        out += ",\"retryCount\":" + std::to_string(res.int64(row, 14));
-        out += ",\"reason\":";
-        append_opt_string(out, res, row, 15);
-        out += ",\"producerSub\":";
-        if (frame) {
-            if (frame->producer_sub) append_json_string(out, *frame->producer_sub);
-            else out += "null";
-        } else {
-            append_opt_string(out, res, row, 9);
-        }
-        out += ",\"data\":";
-        const std::string_view queue_name = res.is_null(row, 2) ? std::string_view() : res.text(row, 2);
-        if (frame) out += deliverable_payload(ctx, frame->payload, queue_name);
-        else if (!res.is_null(row, 10)) out += deliverable_payload(ctx, res.text(row, 10), queue_name);
-        else out += "null";
-        out += ",\"createdAt\":";
-        append_opt_time(out, res, row, 16);
-        out += ",\"failedAt\":";
-        append_opt_time(out, res, row, 17);
-        out += '}';
+        append_dead_letter(out, ctx, l);
     }
     out += "],\"total\":" + std::to_string(total);
     out += ",\"pagination\":{\"limit\":" + limit + ",\"offset\":" + offset + "}}";
@@ -177,76 +147,48 @@ asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::
 // POST /api/v1/dlq/requeue (filter in the query string or the JSON body)
 asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, http::request_context& rc) {
     const auto req = parse_dlq_requeue(rc.query, rc.req.body(), ctx.limits);
-    const filter_args args(req.filter);
-    const std::string limit = std::to_string(req.limit);
+    const auto filter = store_filter(req.filter);
 
     // 1. Segment copies that plain SQL could not decode: the broker decodes them.
-    std::vector<db::pg_param> seg_params = args.params;
-    seg_params.push_back(db::pg_param::text(limit));
-    const std::string seg_sql = std::string(
-        "SELECT dead_letter_id, msg_offset, segment_first_offset, segment FROM queen.dead_letter_segments(") +
-        filter_sql + ", $7::integer)";
-    auto segs = co_await ctx.pool.exec(seg_sql, seg_params, db::result_format::binary);
-    db::pg_array_builder ids, txids, traces, producers, payloads;
-    for (int row = 0; row < segs.rows(); ++row) {
-        const std::int64_t dl_id = segs.int64(row, 0);
-        std::optional<std::int64_t> seg_first;
-        if (!segs.is_null(row, 2)) seg_first = segs.int64(row, 2);
-        auto frame = decode_copy(segs.bytes(row, 3), segs.int64(row, 1), seg_first, dl_id);
+    const auto segs = co_await store::dead_letter_segments(ctx.pool, filter, req.limit);
+    std::vector<store::decoded_dead_letter> decoded;
+    for (const auto& seg : segs) {
+        auto frame = decode_copy(seg.segment, seg.msg_offset, seg.segment_first_offset, seg.dead_letter_id);
         if (!frame) continue;  // stays a dead letter; reported as skipped
-        ids.add(dl_id);
-        txids.add(frame->transaction_id);
-        if (frame->trace_id) traces.add(*frame->trace_id);
-        else traces.add_null();
-        if (frame->producer_sub) producers.add(*frame->producer_sub);
-        else producers.add_null();
-        payloads.add(frame->payload);
+        decoded.push_back(store::decoded_dead_letter{seg.dead_letter_id, std::move(frame->transaction_id),
+                                                     std::move(frame->trace_id), std::move(frame->producer_sub),
+                                                     std::move(frame->payload)});
     }
-    const std::string a_ids = ids.finish(), a_txids = txids.finish(), a_traces = traces.finish(),
-                      a_producers = producers.finish(), a_payloads = payloads.finish();
 
     // 2. Requeue, in one transaction (one statement).
-    std::vector<db::pg_param> params = args.params;
-    params.push_back(db::pg_param::text(req.filter.all ? "true" : "false"));
-    params.push_back(db::pg_param::text(limit));
-    params.push_back(db::pg_param::text(a_ids));
-    params.push_back(db::pg_param::text(a_txids));
-    params.push_back(db::pg_param::text(a_traces));
-    params.push_back(db::pg_param::text(a_producers));
-    params.push_back(db::pg_param::text(a_payloads));
-    const std::string sql = std::string(
-        "SELECT dead_letter_id, status, queue_name, partition_name, partition_id, msg_offset, previous_id, "
-        "transaction_id, consumer_group FROM queen.requeue_dead_letter_set(") + filter_sql +
-        ", $7::boolean, $8::integer, $9::bigint[], $10::text[], $11::uuid[], $12::text[], $13::text[])";
-    auto res = co_await ctx.pool.exec(sql, params, db::result_format::binary);
+    const auto rows = co_await store::requeue_dead_letter_set(ctx.pool, filter, req.filter.all, req.limit, decoded);
 
     std::int64_t requeued = 0, removed = 0, skipped = 0;
     std::set<std::string> queues;
     std::string messages = "[";
-    for (int row = 0; row < res.rows(); ++row) {
-        const std::string_view status = res.text(row, 1);
-        if (status == "skipped") {
+    for (const auto& row : rows) {
+        if (row.status == store::requeue_status::skipped) {
             ++skipped;
-            log::warn("requeue: dead letter {} skipped (payload not decodable or partition gone)", res.int64(row, 0));
+            log::warn("requeue: dead letter {} skipped (payload not decodable or partition gone)", row.dead_letter_id);
             continue;
         }
         ++removed;
-        if (status != "requeued") continue;
+        if (row.status != store::requeue_status::requeued) continue;
         ++requeued;
-        const std::int64_t pid = res.int64(row, 4), off = res.int64(row, 5);
-        if (!res.is_null(row, 2)) queues.insert(std::string(res.text(row, 2)));
+        const std::int64_t pid = row.partition_id, off = row.msg_offset;
+        if (row.queue) queues.insert(*row.queue);
         if (requeued > 1) messages += ',';
         messages += "{\"id\":\"" + core::message_id(pid, off) + "\",\"previousId\":";
-        append_json_string(messages, segment::uuid_to_string(db::uuid_bytes(res, row, 6)));
+        append_json_string(messages, row.previous_id);
         messages += ",\"transactionId\":";
-        append_opt_string(messages, res, row, 7);
+        append_opt_string(messages, row.transaction_id);
         messages += ",\"queue\":";
-        append_opt_string(messages, res, row, 2);
+        append_opt_string(messages, row.queue);
         messages += ",\"partition\":";
-        append_opt_string(messages, res, row, 3);
+        append_opt_string(messages, row.partition);
         messages += ",\"partitionId\":\"" + std::to_string(pid) + "\",\"offset\":" + std::to_string(off);
         messages += ",\"consumerGroup\":";
-        append_opt_string(messages, res, row, 8);
+        append_opt_string(messages, row.consumer_group);
         messages += '}';
     }
     messages += ']';
@@ -254,25 +196,19 @@ asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, htt
     if (!queues.empty()) ctx.notifier.queues_changed({queues.begin(), queues.end()});
 
     // What still matches (more than `limit` matched, or skipped rows).
-    std::vector<db::pg_param> count_params = args.params;
-    const std::string count_sql = std::string("SELECT queen.count_dead_letters(") + filter_sql + ")";
-    auto remaining = co_await ctx.pool.exec(count_sql, count_params, db::result_format::binary);
+    const std::int64_t remaining = co_await store::count_dead_letters(ctx.pool, filter);
 
     std::string out = "{\"success\":true,\"requeued\":" + std::to_string(requeued) +
                       ",\"removed\":" + std::to_string(removed) + ",\"skipped\":" + std::to_string(skipped) +
-                      ",\"remaining\":" + std::to_string(remaining.int64(0, 0)) + ",\"messages\":" + messages + "}";
+                      ",\"remaining\":" + std::to_string(remaining) + ",\"messages\":" + messages + "}";
     co_return http::json_text(http::bhttp::status::ok, std::move(out));
 }
 
 // DELETE /api/v1/dlq?queue=&consumerGroup=&partition=&from=&to=&id=&all=
 asio::awaitable<http::response> handle_dlq_purge(app::broker_context& ctx, http::request_context& rc) {
     const auto filter = parse_dlq_purge(rc.query, ctx.limits);
-    const filter_args args(filter);
-    std::vector<db::pg_param> params = args.params;
-    params.push_back(db::pg_param::text(filter.all ? "true" : "false"));
-    const std::string sql = std::string("SELECT queen.purge_dead_letters(") + filter_sql + ", $7::boolean)";
-    auto res = co_await ctx.pool.exec(sql, params, db::result_format::binary);
-    std::string out = "{\"success\":true,\"purged\":" + std::to_string(res.int64(0, 0)) + "}";
+    const std::int64_t purged = co_await store::purge_dead_letters(ctx.pool, store_filter(filter), filter.all);
+    std::string out = "{\"success\":true,\"purged\":" + std::to_string(purged) + "}";
     co_return http::json_text(http::bhttp::status::ok, std::move(out));
 }
 
