@@ -129,7 +129,8 @@ asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::
     const auto filter = parse_dlq_filter(rc.query, ctx.limits);
     const auto page = parse_dlq_page(rc.query);
     const std::string limit = std::to_string(page.limit), offset = std::to_string(page.offset);
-    const auto listed = co_await store::list_dead_letters(ctx.pool, store_filter(filter), page.limit, page.offset);
+    const auto matching = store_filter(filter);
+    const auto listed = co_await store::list_dead_letters(ctx.pool, matching, page.limit, page.offset);
 
     std::int64_t total = listed.total;
     std::string out = "{\"messages\":[";
@@ -207,7 +208,8 @@ asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, htt
 // DELETE /api/v1/dlq?queue=&consumerGroup=&partition=&from=&to=&id=&all=
 asio::awaitable<http::response> handle_dlq_purge(app::broker_context& ctx, http::request_context& rc) {
     const auto filter = parse_dlq_purge(rc.query, ctx.limits);
-    const std::int64_t purged = co_await store::purge_dead_letters(ctx.pool, store_filter(filter), filter.all);
+    const auto matching = store_filter(filter);
+    const std::int64_t purged = co_await store::purge_dead_letters(ctx.pool, matching, filter.all);
     std::string out = "{\"success\":true,\"purged\":" + std::to_string(purged) + "}";
     co_return http::json_text(http::bhttp::status::ok, std::move(out));
 }

@@ -44,8 +44,8 @@ asio::awaitable<http::response> handle_trace_record(app::broker_context& ctx, ht
     const auto t = parse_trace(body, ctx.limits);
     const auto pid = parse_trace_partition_id(t.partition_id);
     if (!pid) throw api_error(error_code::not_found, "partition not found: " + t.partition_id);
-    const auto trace_id = co_await store::record_trace(
-        ctx.pool, store::trace_record{*pid, t.transaction_id, t.consumer_group, t.event_type, t.data, t.trace_names});
+    const store::trace_record record{*pid, t.transaction_id, t.consumer_group, t.event_type, t.data, t.trace_names};
+    const auto trace_id = co_await store::record_trace(ctx.pool, record);
     if (!trace_id) throw api_error(error_code::not_found, "partition not found: " + t.partition_id);
     std::string out = "{\"success\":true,\"traceId\":";
     append_json_string(out, *trace_id);
