@@ -7,7 +7,8 @@ SQL text lives only in broker/store/, and every statement there calls queen.* fu
   broker/db/pg_pool.cpp, broker/db/pg_connection.cpp   session SET and transaction control
 and in broker/store/ the election's advisory locks. Adjacent string literals are joined
 before they are read. Prints each violation with file:line and exits 1 when there is one.
-    python3 scripts/check_sql_placement.py [BROKER_DIR]"""
+    python3 scripts/check_sql_placement.py [BROKER_DIR]
+    python3 scripts/check_sql_placement.py --self-test   (the rule catches what it must)"""
 import pathlib
 import re
 import sys
@@ -82,5 +83,42 @@ def main(root):
     return 1 if problems else 0
 
 
+def self_test():
+    """Plants one violation of each kind in a scratch tree and checks that each is reported."""
+    import tempfile
+    cases = {
+        "api/handler.cpp": 'auto r = pool.exec("SELECT queen.pop($1)");',
+        "store/reads_table.cpp": 'pool.exec("SELECT id FROM queen.queues WHERE name = $1");',
+        "store/not_a_call.cpp": 'pool.exec("UPDATE queen.log_consumers SET committed = 1");',
+        "store/split.cpp": 'pool.exec("SELECT a, b "\n          "FROM queen.log_segments s");',
+        "db/pg_listener.cpp": 'conn.exec("SELECT queen.notify_brokers($1)");',
+    }
+    allowed = {
+        "store/ok.cpp": 'pool.exec("SELECT a FROM queen.f($1) LEFT JOIN LATERAL queen.g($2) ON true");',
+        "db/pg_pool.cpp": 'conn.exec("ROLLBACK");',
+        "api/message.cpp": 'throw bad_request("set the queue first"); // SELECT in a comment',
+    }
+    with tempfile.TemporaryDirectory() as d:
+        root = pathlib.Path(d) / "broker"
+        for rel, text in {**cases, **allowed}.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text + "\n")
+        import contextlib
+        import io
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = main(root)
+        report = out.getvalue()
+    missed = [rel for rel in cases if f"broker/{rel}:" not in report]
+    wrong = [rel for rel in allowed if f"broker/{rel}:" in report]
+    if status != 1 or missed or wrong:
+        print(f"check-sql self-test FAILED: missed {missed}, wrongly reported {wrong}\n{report}")
+        return 1
+    print(f"check-sql self-test: {len(cases)} planted violations found, {len(allowed)} allowed statements passed")
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(self_test())
     sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent / "broker"))

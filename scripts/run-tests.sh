@@ -33,6 +33,9 @@ count() {
         passed=$(($(awk '{print $3}' <<<"$line") - failed))
       fi
       ;;
+    check)
+      if ((status == 0)); then passed=1; fi
+      ;;
     fuzz)
       line=$(grep -E '^run-fuzz: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
       if [[ -n $line ]]; then
@@ -58,6 +61,8 @@ suite() {
   summary+=("$(printf '%-18s %5d passed, %d failed' "$name" "$p" "$f")")
 }
 
+suite sql-placement check python3 "$ROOT/scripts/check_sql_placement.py" "$ROOT/broker"
+suite sql-placement-self check python3 "$ROOT/scripts/check_sql_placement.py" --self-test
 suite unit gtest "$BUILD_DIR/queen_unit_tests"
 suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"

@@ -107,9 +107,9 @@ ojson group_json(const std::vector<store::group_cursor>& rows, std::size_t begin
                  {"queues", std::move(queues)}};
 }
 
-const std::string& path_group(const http::request_context& rc) {
+const std::string& path_group(const http::request_context& rc, const limits& lim) {
     const std::string& group = rc.path_params.at(0);
-    check_group_name(group);
+    check_group_name(group, lim);
     return group;
 }
 
@@ -135,7 +135,7 @@ asio::awaitable<delete_outcome> delete_group(app::broker_context& ctx, const std
 
 asio::awaitable<http::response> answer_delete(app::broker_context& ctx, http::request_context& rc,
                                               std::optional<std::string> queue) {
-    const std::string& group = path_group(rc);
+    const std::string& group = path_group(rc, ctx.limits);
     if (queue) check_name("queue", *queue, ctx.limits);
     const std::string* flag = rc.query_value("deleteMetadata");
     const bool delete_metadata = flag && query_bool(*flag);
@@ -180,7 +180,7 @@ asio::awaitable<http::response> handle_list_groups(app::broker_context& ctx, htt
 
 // GET /api/v1/consumer-groups/:group
 asio::awaitable<http::response> handle_get_group(app::broker_context& ctx, http::request_context& rc) {
-    const std::optional<std::string> group = path_group(rc);
+    const std::optional<std::string> group = path_group(rc, ctx.limits);
     auto rows = co_await store::group_cursors(ctx.pool, group);
     if (rows.empty()) throw not_found("Consumer group not found");
     co_return json_ok(group_json(rows, 0, rows.size(), true));
@@ -199,7 +199,7 @@ asio::awaitable<http::response> handle_delete_group_queue(app::broker_context& c
 
 // POST /api/v1/consumer-groups/:group/queues/:queue/seek {toEnd:true} | {timestamp:ISO}
 asio::awaitable<http::response> handle_seek_group(app::broker_context& ctx, http::request_context& rc) {
-    const std::string& group = path_group(rc);
+    const std::string& group = path_group(rc, ctx.limits);
     const std::string& queue = rc.path_params.at(1);
     check_name("queue", queue, ctx.limits);
     const seek_request r = parse_seek(rc.req.body(), ctx.limits);
@@ -216,7 +216,7 @@ asio::awaitable<http::response> handle_seek_group(app::broker_context& ctx, http
 
 // POST /api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek (to its end)
 asio::awaitable<http::response> handle_seek_group_partition(app::broker_context& ctx, http::request_context& rc) {
-    const std::string& group = path_group(rc);
+    const std::string& group = path_group(rc, ctx.limits);
     const std::string& queue = rc.path_params.at(1);
     const std::optional<std::string> partition = rc.path_params.at(2);
     check_name("queue", queue, ctx.limits);
@@ -236,7 +236,7 @@ asio::awaitable<http::response> handle_seek_group_partition(app::broker_context&
 
 // POST /api/v1/consumer-groups/:group/subscription {subscriptionTimestamp}
 asio::awaitable<http::response> handle_set_group_subscription(app::broker_context& ctx, http::request_context& rc) {
-    const std::string& group = path_group(rc);
+    const std::string& group = path_group(rc, ctx.limits);
     const std::int64_t at = parse_subscription(rc.req.body(), ctx.limits);
     const auto res = co_await store::set_group_subscription(ctx.pool, group, at);
     const std::int64_t updated = res.queues_updated;

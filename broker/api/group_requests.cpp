@@ -83,10 +83,6 @@ std::int64_t parse_subscription(std::string_view body, const limits& lim) {
     return iso_field(j, "subscriptionTimestamp");
 }
 
-void check_group_name(const std::string& group) {
-    if (group.empty()) throw bad_request("consumer group must not be empty");
-    if (group.size() > 255) throw bad_request(fmt::format("consumer group is {} bytes long; the limit is 255", group.size()));
-    if (group.find('\0') != std::string::npos) throw bad_request("consumer group must not contain NUL characters");
-}
+void check_group_name(const std::string& group, const limits& lim) { check_name("consumer group", group, lim); }
 
 }  // namespace queen::api

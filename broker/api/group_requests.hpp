@@ -35,7 +35,7 @@ seek_request parse_seek(std::string_view body, const limits& lim);
 // returns Unix µs. 400 when it is missing, null, not a string or not an ISO-8601 time stamp.
 std::int64_t parse_subscription(std::string_view body, const limits& lim);
 
-// A consumer-group name from a path: 1..255 bytes, no NUL.
-void check_group_name(const std::string& group);
+// A consumer-group name from a path: 1..lim.max_name_bytes bytes, no NUL.
+void check_group_name(const std::string& group, const limits& lim);
 
 }  // namespace queen::api

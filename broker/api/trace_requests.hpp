@@ -15,11 +15,11 @@ namespace queen::api {
 
 struct trace_request {
     std::string partition_id;          // as sent (opaque); resolved by the handler
-    std::string transaction_id;        // 1..255 bytes
+    std::string transaction_id;        // a name (api/validate: check_name)
     std::string consumer_group;        // "__QUEUE_MODE__" when absent, null or ""
-    std::string event_type = "info";   // 1..255 bytes
+    std::string event_type = "info";   // a name
     std::string data;                  // JSON text, verbatim from the request (null allowed)
-    std::vector<std::string> trace_names;  // each 1..255 bytes, duplicates dropped, order kept
+    std::vector<std::string> trace_names;  // each a name, duplicates dropped, order kept
 };
 
 inline constexpr std::size_t max_trace_names = 100;

@@ -74,7 +74,7 @@ asio::awaitable<http::response> handle_message_traces(app::broker_context& ctx, 
 // GET /api/v1/traces/by-name/:name?limit=100&offset=0
 asio::awaitable<http::response> handle_traces_by_name(app::broker_context& ctx, http::request_context& rc) {
     const std::string& name = rc.path_params.at(0);
-    if (name.empty() || name.size() > 255) throw bad_request("trace name must be 1..255 bytes");
+    check_name("trace name", name, ctx.limits);
     const auto page = parse_trace_page(rc.query, 100);
     const std::string limit = std::to_string(page.limit), offset = std::to_string(page.offset);
     const auto found = co_await store::traces_by_name(ctx.pool, name, page.limit, page.offset);

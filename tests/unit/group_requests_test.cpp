@@ -67,10 +67,10 @@ TEST(SubscriptionBody, RequiresAValidTimestamp) {
 }
 
 TEST(GroupName, Limits) {
-    EXPECT_NO_THROW(check_group_name("g"));
-    EXPECT_NO_THROW(check_group_name(std::string(255, 'g')));
-    EXPECT_TRUE(is_bad_request([] { check_group_name(std::string(256, 'g')); }));
-    EXPECT_TRUE(is_bad_request([] { check_group_name(std::string("a\0b", 3)); }));
+    EXPECT_NO_THROW(check_group_name("g", lim));
+    EXPECT_NO_THROW(check_group_name(std::string(255, 'g'), lim));
+    EXPECT_TRUE(is_bad_request([] { check_group_name(std::string(256, 'g'), lim); }));
+    EXPECT_TRUE(is_bad_request([] { check_group_name(std::string("a\0b", 3), lim); }));
 }
 
 }  // namespace
