@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The store-layer rule (docs/architecture.md, "Layers"), checked on the broker's source:
+"""The store-layer rule (docs/architecture.md, "Processes and layers"), checked on the broker's source:
 SQL text lives only in broker/store/, and every statement there calls queen.* functions
 (never a table) or is one of the kinds allowed elsewhere, each kept in one place:
   broker/schema/migrator.cpp   the schema migrator (any statement, its advisory lock)

@@ -25,7 +25,7 @@ build() {
   "$CXX" -std=c++20 -DBOOST_BEAST_USE_STD_STRING_VIEW -include ostream "${FLAGS[@]}" "${INCLUDES[@]}" "$ROOT/tests/fuzz/$name.cpp" "$@" "${common[@]}" \
     -lzstd -lfmt -o "$OUT/$name"
 }
-build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/json_guard.cpp" "$ROOT/broker/api/api_error.cpp" \
+build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/validate.cpp" "$ROOT/broker/api/json_guard.cpp" "$ROOT/broker/api/api_error.cpp" \
   "$ROOT/broker/core/message_id.cpp"
 build segment_decode_fuzz
 build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/api/json_text.cpp" "$ROOT/broker/api/json_guard.cpp" \

@@ -88,6 +88,33 @@ asio::awaitable<void> release_unwritten_lease(db::pg_pool* pool, core::push_noti
     }
 }
 
+// A pop whose answer cannot be written (client gone) gives its lease back at once.
+void release_if_unwritten(app::broker_context& ctx, http::request_context& rc, const std::string& lease,
+                          const pop_params& p) {
+    auto* pool = &ctx.pool;
+    auto* notifier = &ctx.notifier;
+    auto executor = rc.executor;
+    rc.on_write_failed = [pool, notifier, executor, lease, group = p.consumer_group, queue = p.queue] {
+        asio::co_spawn(executor, release_unwritten_lease(pool, notifier, lease, group, queue), asio::detached);
+    };
+}
+
+// The 200 answer of API.md's pop, around the rendered messages.
+std::string render_pop_answer(const pop_params& p, const pop_result& r) {
+    std::string body = "{\"success\":true,\"queue\":";
+    append_json_string(body, p.queue);
+    body += ",\"partition\":";
+    append_json_string(body, r.partitions.front().name);
+    body += ",\"partitionId\":\"" + std::to_string(r.partitions.front().partition_id) + "\"";
+    body += ",\"leaseId\":";
+    append_json_string(body, r.lease_id);
+    body += ",\"consumerGroup\":";
+    append_json_string(body, p.consumer_group);
+    body += ",\"partitionsClaimed\":" + std::to_string(r.partitions.size());
+    body += ",\"messages\":" + r.messages_json + "}";
+    return body;
+}
+
 }  // namespace
 
 // GET /api/v1/pop/queue/:queue[/partition/:partition]
@@ -134,31 +161,8 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
         state->signaled = false;
         auto result = co_await pop_once(ctx, p);
         if (result.message_count > 0) {
-            if (!result.lease_id.empty()) {
-                // A response that cannot be written releases its lease at once.
-                auto* pool = &ctx.pool;
-                auto lease = result.lease_id;
-                auto group = p.consumer_group;
-                auto* notifier = &ctx.notifier;
-                auto queue = p.queue;
-                auto executor = rc.executor;
-                rc.on_write_failed = [pool, lease, group, notifier, queue, executor] {
-                    asio::co_spawn(executor, release_unwritten_lease(pool, notifier, lease, group, queue),
-                                   asio::detached);
-                };
-            }
-            std::string body = "{\"success\":true,\"queue\":";
-            append_json_string(body, p.queue);
-            body += ",\"partition\":";
-            append_json_string(body, result.partitions.front().name);
-            body += ",\"partitionId\":\"" + std::to_string(result.partitions.front().partition_id) + "\"";
-            body += ",\"leaseId\":";
-            append_json_string(body, result.lease_id);
-            body += ",\"consumerGroup\":";
-            append_json_string(body, p.consumer_group);
-            body += ",\"partitionsClaimed\":" + std::to_string(result.partitions.size());
-            body += ",\"messages\":" + result.messages_json + "}";
-            co_return http::json_text(http::bhttp::status::ok, std::move(body));
+            if (!result.lease_id.empty()) release_if_unwritten(ctx, rc, result.lease_id, p);
+            co_return http::json_text(http::bhttp::status::ok, render_pop_answer(p, result));
         }
         if (!p.wait || state->client_gone || std::chrono::steady_clock::now() >= deadline) break;
         if (!state->signaled) {

@@ -3,6 +3,7 @@
 #include "api/opaque_span_offsets.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
+#include "api/transaction_answer.hpp"
 #include "api/transaction_request.hpp"
 #include "core/message_id.hpp"
 #include "core/push_batch.hpp"
@@ -73,6 +74,30 @@ void refuse_pushes_while_spooling(app::broker_context& ctx, const transaction_re
                             1);
 }
 
+// queen.transaction through the store. An ack by transaction id that the database cannot
+// place (QNDEC: a zstd segment without queen_ext) voids the attempt; the broker decodes those
+// spans itself and tries again.
+asio::awaitable<store::transaction_outcome> run_transaction(app::broker_context& ctx, transaction_request& tx,
+                                                            const core::push_batch& batch,
+                                                            const std::vector<std::size_t>& ack_op_index) {
+    for (int attempt = 0;; ++attempt) {
+        bool undecodable = false;
+        try {
+            const auto acks = transaction_acks(tx, ack_op_index);
+            auto outcome = co_await store::run_transaction(ctx.pool, batch, acks, tx.required_leases);
+            co_return outcome;
+        } catch (const db::pg_error& e) {
+            if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
+            undecodable = true;
+        }
+        if (undecodable) {
+            std::vector<ack_item*> acks;
+            for (auto i : ack_op_index) acks.push_back(&tx.operations[i].ack);
+            co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(acks));
+        }
+    }
+}
+
 }  // namespace
 
 // POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
@@ -90,85 +115,13 @@ asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, htt
         else ack_op_index.push_back(i);
     }
     const core::push_batch batch = core::make_push_batch(pushes);
+    const auto outcome = co_await run_transaction(ctx, tx, batch, ack_op_index);
 
-    // An ack by transaction id that the database cannot place (QNDEC: a zstd segment without
-    // queen_ext) voids the attempt; the broker decodes those spans itself and tries again.
-    std::optional<store::transaction_outcome> outcome;
-    for (int attempt = 0; !outcome; ++attempt) {
-        bool undecodable = false;
-        try {
-            const auto acks = transaction_acks(tx, ack_op_index);
-            outcome = co_await store::run_transaction(ctx.pool, batch, acks, tx.required_leases);
-        } catch (const db::pg_error& e) {
-            if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
-            undecodable = true;
-        }
-        if (undecodable) {
-            std::vector<ack_item*> acks;
-            for (auto i : ack_op_index) acks.push_back(&tx.operations[i].ack);
-            co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(acks));
-        }
-    }
-    const bool success = outcome->success;
-
-    // Per push item and per ack, in operation order.
-    std::vector<std::vector<const store::transaction_push_row*>> push_rows(pushes.size());
-    for (std::size_t r = 0; r < pushes.size(); ++r) push_rows[r].resize(pushes[r]->size(), nullptr);
-    for (const auto& row : outcome->push) {
-        if (row.item >= 1 && row.item <= batch.position.size()) {
-            auto [r, i] = batch.position[row.item - 1];
-            push_rows[r][i] = &row;
-        }
-    }
-    std::vector<const store::ack_outcome*> ack_rows(ack_op_index.size(), nullptr);
-    for (const auto& row : outcome->ack)
-        if (row.item >= 1 && row.item <= ack_rows.size()) ack_rows[row.item - 1] = &row;
-
-    json results = json::array();
-    std::set<std::string> woken;
-    std::size_t push_op = 0, ack_op = 0;
-    for (const auto& op : tx.operations) {
-        if (op.type == transaction_op::kind::push) {
-            for (std::size_t i = 0; i < op.items.size(); ++i) {
-                const auto& item = op.items[i];
-                const auto* row = push_rows[push_op][i];
-                json r{{"index", results.size()}, {"type", "push"}, {"transactionId", item.transaction_id},
-                       {"queueName", item.queue}};
-                if (row) {
-                    r["success"] = true;
-                    r["status"] = row->status;
-                    r["messageId"] = core::message_id(row->partition_id, row->offset);
-                    r["partitionId"] = std::to_string(row->partition_id);
-                    r["error"] = nullptr;
-                    if (success && row->status == "queued") woken.insert(item.queue);
-                } else {
-                    r["success"] = false;
-                    r["error"] = "not applied: the transaction was rolled back";
-                }
-                results.push_back(std::move(r));
-            }
-            ++push_op;
-        } else {
-            const auto* row = ack_rows[ack_op++];
-            json r{{"index", results.size()}, {"type", "ack"}, {"transactionId", op.ack.transaction_id},
-                   {"partitionId", op.ack.partition_id}};
-            if (row) {
-                r["success"] = row->success;
-                r["error"] = row->error ? json(*row->error) : json();
-                if (row->dlq) r["dlq"] = true;
-                if (row->noop) r["noop"] = true;
-                if (success && row->lease_released && row->queue_name) woken.insert(*row->queue_name);
-            } else {
-                r["success"] = false;
-                r["error"] = "not applied: the transaction was rolled back";
-            }
-            results.push_back(std::move(r));
-        }
-    }
-    if (!woken.empty()) ctx.notifier.queues_changed({woken.begin(), woken.end()});
-
-    json out{{"transactionId", generate_uuid_v7()}, {"success", success}, {"results", results}};
-    if (!success) out["error"] = describe_failure(tx, outcome->failure, ack_op_index);
+    auto answer = render_transaction_results(tx, batch, outcome);
+    if (!answer.woken_queues.empty())
+        ctx.notifier.queues_changed({answer.woken_queues.begin(), answer.woken_queues.end()});
+    json out{{"transactionId", generate_uuid_v7()}, {"success", outcome.success}, {"results", std::move(answer.results)}};
+    if (!outcome.success) out["error"] = describe_failure(tx, outcome.failure, ack_op_index);
     co_return http::json(http::bhttp::status::ok, out);
 }
 

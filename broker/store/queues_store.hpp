@@ -1,5 +1,5 @@
 #pragma once
-// The store layer (docs/architecture.md, "Layers"): the only code that holds SQL text and
+// The store layer (docs/architecture.md, "Processes and layers"): the only code that holds SQL text and
 // reads result columns. One typed function per database operation, each one call of a
 // queen.* function; plain structs in and out. This file: queues and the database's health.
 #include "db/pg_pool.hpp"
