@@ -41,18 +41,18 @@ struct pop_result {
 asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params& p) {
     const store::pop_claim claim{p.queue,      p.partition, p.consumer_group, p.batch,
                                  p.partitions, p.auto_ack,  p.subscribe_all,  p.subscription_at};
-    const auto segments = co_await store::claim_spans(ctx.pool, claim);
+    const auto claimed = co_await store::claim_spans(ctx.pool, claim);
     pop_result out;
     std::string& m = out.messages_json;
     m = "[";
-    for (const auto& seg : segments) {
+    for (const auto& seg : claimed.segments) {
         if (out.partitions.empty() || out.partitions.back().partition_id != seg.partition_id) {
             out.partitions.push_back({seg.partition_id, seg.partition_name, seg.span_start, seg.span_end});
             if (out.lease_id.empty() && seg.lease_id) out.lease_id = *seg.lease_id;
         }
         const auto& part = out.partitions.back();
         const pop_message_scope scope{seg.partition_id, part.name, out.lease_id, p.consumer_group};
-        auto segment = segment::decoded_segment::decode(std::string_view(seg.body));
+        auto segment = segment::decoded_segment::decode(seg.body);
         std::int64_t offset = seg.first_offset;
         for (const auto& f : segment.frames()) {
             if (offset > part.span_start && offset <= part.span_end) {

@@ -9,7 +9,7 @@ namespace queen::store {
 namespace asio = boost::asio;
 using db::pg_param;
 
-asio::awaitable<std::vector<claimed_segment>> claim_spans(db::pg_pool& pool, const pop_claim& c) {
+asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c) {
     const std::string batch = std::to_string(c.batch), partitions = std::to_string(c.partitions);
     const std::string sub_at = c.subscription_at_us ? core::iso_time(*c.subscription_at_us) : std::string();
     std::vector<pg_param> params{pg_param::text(c.queue),
@@ -24,14 +24,15 @@ asio::awaitable<std::vector<claimed_segment>> claim_spans(db::pg_pool& pool, con
         "SELECT partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_body "
         "FROM queen.pop($1, $2, $3, $4::int, $5::int, $6::boolean, $7::boolean, $8::timestamptz)",
         params, db::result_format::binary);
-    std::vector<claimed_segment> out;
-    out.reserve(static_cast<std::size_t>(res.rows()));
+    claimed_spans out;
+    out.segments.reserve(static_cast<std::size_t>(res.rows()));
     for (int row = 0; row < res.rows(); ++row) {
         claimed_segment s{res.int64(row, 0), std::string(res.text(row, 1)), std::nullopt, res.int64(row, 3),
-                          res.int64(row, 4), res.int64(row, 5), std::string(res.text(row, 6))};
+                          res.int64(row, 4), res.int64(row, 5), res.text(row, 6)};
         if (!res.is_null(row, 2)) s.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
-        out.push_back(std::move(s));
+        out.segments.push_back(std::move(s));
     }
+    out.result = std::move(res);
     co_return out;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace queen::store {
@@ -30,12 +31,19 @@ struct claimed_segment {
     std::int64_t span_start = 0;              // the span is (span_start, span_end]
     std::int64_t span_end = 0;
     std::int64_t first_offset = 0;            // of the segment's first frame
-    std::string body;                         // the segment's bytes
+    std::string_view body;                    // the segment's bytes, held by claimed_spans::result
+};
+
+// What a claim returns: the segments, whose bytes stay in the database's answer (no copy on
+// the pop path); moving this keeps them valid.
+struct claimed_spans {
+    db::pg_result result;
+    std::vector<claimed_segment> segments;
 };
 
 // queen.pop: leases up to claim.partitions spans for the group and returns their segments;
-// empty when nothing can be handed out.
-boost::asio::awaitable<std::vector<claimed_segment>> claim_spans(db::pg_pool& pool, const pop_claim& claim);
+// none when nothing can be handed out.
+boost::asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& claim);
 
 // queen.release_lease: gives the lease back at once (a pop whose answer was not written).
 boost::asio::awaitable<void> release_lease(db::pg_pool& pool, const std::string& lease_id,
