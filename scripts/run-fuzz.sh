@@ -28,7 +28,7 @@ build() {
 build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/validate.cpp" "$ROOT/broker/api/json_guard.cpp" "$ROOT/broker/api/api_error.cpp" \
   "$ROOT/broker/core/message_id.cpp"
 build segment_decode_fuzz
-build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/api/json_text.cpp" "$ROOT/broker/api/json_guard.cpp" \
+build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/json_guard.cpp" \
   "$ROOT/broker/api/api_error.cpp" "$ROOT/broker/core/message_id.cpp"
 rm -rf "$OUT/generated-seeds"
 python3 "$ROOT/tests/fuzz/make_seeds.py" "$OUT/generated-seeds"

@@ -1,8 +1,8 @@
-#include "api/json_text.hpp"
 #include "api/opaque_span_offsets.hpp"
 #include "api/routes.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
+#include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/acks_store.hpp"
 
@@ -81,22 +81,15 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, st
     co_return answers;
 }
 
-void append_answer(std::string& out, const ack_item& item, const ack_answer& a) {
-    out += "{\"success\":";
-    out += a.success ? "true" : "false";
-    out += ",\"transactionId\":";
-    append_json_string(out, item.transaction_id);
-    out += ",\"partitionId\":";
-    append_json_string(out, item.partition_id);
-    out += ",\"offset\":" + (a.offset ? std::to_string(*a.offset) : std::string("null"));
-    if (a.noop) out += ",\"noop\":true";
-    if (a.dlq) out += ",\"dlq\":true";
-    out += ",\"leaseReleased\":";
-    out += a.lease_released ? "true" : "false";
-    out += ",\"error\":";
-    if (a.error) append_json_string(out, *a.error);
-    else out += "null";
-    out += '}';
+void write_answer(render::json_writer& out, const ack_item& item, const ack_answer& a) {
+    out.begin_object()
+        .field("success", a.success)
+        .field("transactionId", item.transaction_id)
+        .field("partitionId", item.partition_id)
+        .field("offset", a.offset);
+    if (a.noop) out.field("noop", true);
+    if (a.dlq) out.field("dlq", true);
+    out.field("leaseReleased", a.lease_released).field("error", a.error).end_object();
 }
 
 }  // namespace
@@ -106,9 +99,9 @@ asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::reque
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     std::vector<ack_item> acks{parse_ack(body, ctx.limits)};
     auto answers = co_await apply_acks(ctx, acks);
-    std::string out;
-    append_answer(out, acks[0], answers[0]);
-    co_return http::json_text(http::bhttp::status::ok, std::move(out));
+    render::json_writer out;
+    write_answer(out, acks[0], answers[0]);
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 // POST /api/v1/ack/batch
@@ -116,13 +109,11 @@ asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http:
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto acks = parse_ack_batch(body, ctx.limits);
     auto answers = co_await apply_acks(ctx, acks);
-    std::string out = "[";
-    for (std::size_t i = 0; i < acks.size(); ++i) {
-        if (i) out += ',';
-        append_answer(out, acks[i], answers[i]);
-    }
-    out += ']';
-    co_return http::json_text(http::bhttp::status::ok, std::move(out));
+    render::json_writer out;
+    out.begin_array();
+    for (std::size_t i = 0; i < acks.size(); ++i) write_answer(out, acks[i], answers[i]);
+    out.end_array();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 }  // namespace queen::api

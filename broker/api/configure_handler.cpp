@@ -1,5 +1,6 @@
 #include "api/routes.hpp"
 #include "http/responses.hpp"
+#include "render/json_writer.hpp"
 #include "store/queues_store.hpp"
 
 namespace queen::api {
@@ -11,14 +12,17 @@ boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx
     const store::queue_config config{r.queue, r.namespace_name, r.task, r.options.dump()};
     const auto stored = co_await store::configure_queue(ctx.pool, config);
     ctx.queue_settings.forget(r.queue);
-    nlohmann::json out{{"configured", true},
-                       {"queueId", stored.queue_id},
-                       {"partitionId", stored.partition_id},
-                       {"queue", r.queue},
-                       {"namespace", r.namespace_name ? nlohmann::json(*r.namespace_name) : nlohmann::json()},
-                       {"task", r.task ? nlohmann::json(*r.task) : nlohmann::json()},
-                       {"options", nlohmann::json::parse(stored.options_json)}};
-    co_return http::json(http::bhttp::status::ok, out);
+    render::json_writer out;
+    out.begin_object()
+        .field("configured", true)
+        .field("queueId", stored.queue_id)
+        .field("partitionId", stored.partition_id)
+        .field("queue", r.queue)
+        .field("namespace", r.namespace_name)
+        .field("task", r.task)
+        .raw_field("options", stored.options_json)
+        .end_object();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 }  // namespace queen::api

@@ -3,7 +3,7 @@
 // sql/procedures/75_dead_letter_admin.sql, called through store/dead_letters_store; this
 // file parses, decodes the segment copies that plain SQL cannot decode (zstd), and renders JSON.
 #include "api/dlq_requests.hpp"
-#include "api/json_text.hpp"
+#include "api/paging_answer.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
@@ -62,64 +62,55 @@ std::optional<decoded_frame> decode_copy(std::span<const std::uint8_t> bytes, st
     }
 }
 
-void append_opt_string(std::string& out, const std::optional<std::string>& value) {
-    if (!value) out += "null";
-    else append_json_string(out, *value);
+std::optional<std::string> iso_time_or_null(const std::optional<std::int64_t>& us) {
+    if (!us) return std::nullopt;
+    return core::iso_time(*us);
 }
 
-void append_opt_time(std::string& out, const std::optional<std::int64_t>& us) {
-    if (!us) out += "null";
-    else out += "\"" + core::iso_time(*us) + "\"";
-}
-
-// One element of the listing's "messages".
-void append_dead_letter(std::string& out, const app::broker_context& ctx, const store::dead_letter& l) {
-    const std::int64_t dl_id = l.dead_letter_id;
-    const std::int64_t pid = l.partition_id;
-    const std::int64_t off = l.msg_offset;
+// One element of the listing's "messages". Fields the broker decoded from the segment copy
+// take precedence over the columns plain SQL could fill.
+void write_dead_letter(render::json_writer& out, const app::broker_context& ctx, const store::dead_letter& l) {
     std::optional<decoded_frame> frame;
-    if (!l.payload && l.segment) frame = decode_copy(*l.segment, off, l.segment_first_offset, dl_id);
-    out += "{\"id\":\"" + core::message_id(pid, off) + "\",\"transactionId\":";
-    if (frame) append_json_string(out, frame->transaction_id);
-    else append_opt_string(out, l.transaction_id);
-    out += ",\"traceId\":";
-    if (frame) {
-        if (frame->trace_id) append_json_string(out, *frame->trace_id);
-        else out += "null";
-    } else if (!l.trace_id) {
-        out += "null";
-    } else {
-        append_json_string(out, *l.trace_id);
-    }
-    out += ",\"partitionId\":\"" + std::to_string(pid) + "\",\"queue\":";
-    append_opt_string(out, l.queue);
-    out += ",\"partition\":";
-    append_opt_string(out, l.partition);
-    out += ",\"consumerGroup\":";
-    append_opt_string(out, l.consumer_group);
-    out += ",\"offset\":" + std::to_string(off);
-    out += ",\"errorMessage\":";
-    append_opt_string(out, l.error_message);
-    out += ",\"retryCount\":" + std::to_string(l.attempts);
-    out += ",\"reason\":";
-    append_opt_string(out, l.reason);
-    out += ",\"producerSub\":";
-    if (frame) {
-        if (frame->producer_sub) append_json_string(out, *frame->producer_sub);
-        else out += "null";
-    } else {
-        append_opt_string(out, l.producer_sub);
-    }
-    out += ",\"data\":";
+    if (!l.payload && l.segment)
+        frame = decode_copy(*l.segment, l.msg_offset, l.segment_first_offset, l.dead_letter_id);
+    out.begin_object().field("id", core::message_id(l.partition_id, l.msg_offset));
+    if (frame)
+        out.field("transactionId", frame->transaction_id).field("traceId", frame->trace_id);
+    else
+        out.field("transactionId", l.transaction_id).field("traceId", l.trace_id);
+    out.field("partitionId", std::to_string(l.partition_id))
+        .field("queue", l.queue)
+        .field("partition", l.partition)
+        .field("consumerGroup", l.consumer_group)
+        .field("offset", l.msg_offset)
+        .field("errorMessage", l.error_message)
+        .field("retryCount", l.attempts)
+        .field("reason", l.reason)
+        .field("producerSub", frame ? frame->producer_sub : l.producer_sub);
     const std::string_view queue_name = l.queue ? std::string_view(*l.queue) : std::string_view();
-    if (frame) out += deliverable_payload(ctx, frame->payload, queue_name);
-    else if (l.payload) out += deliverable_payload(ctx, *l.payload, queue_name);
-    else out += "null";
-    out += ",\"createdAt\":";
-    append_opt_time(out, l.created_at_us);
-    out += ",\"failedAt\":";
-    append_opt_time(out, l.failed_at_us);
-    out += '}';
+    if (frame)
+        out.raw_field("data", deliverable_payload(ctx, frame->payload, queue_name));
+    else if (l.payload)
+        out.raw_field("data", deliverable_payload(ctx, *l.payload, queue_name));
+    else
+        out.field("data", nullptr);
+    out.field("createdAt", iso_time_or_null(l.created_at_us))
+        .field("failedAt", iso_time_or_null(l.failed_at_us))
+        .end_object();
+}
+
+// One element of the requeue answer's "messages".
+void write_requeued(render::json_writer& out, const store::requeued_dead_letter& row) {
+    out.begin_object()
+        .field("id", core::message_id(row.partition_id, row.msg_offset))
+        .field("previousId", row.previous_id)
+        .field("transactionId", row.transaction_id)
+        .field("queue", row.queue)
+        .field("partition", row.partition)
+        .field("partitionId", std::to_string(row.partition_id))
+        .field("offset", row.msg_offset)
+        .field("consumerGroup", row.consumer_group)
+        .end_object();
 }
 
 }  // namespace
@@ -128,21 +119,15 @@ void append_dead_letter(std::string& out, const app::broker_context& ctx, const 
 asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::request_context& rc) {
     const auto filter = parse_dlq_filter(rc.query, ctx.limits);
     const auto page = parse_dlq_page(rc.query);
-    const std::string limit = std::to_string(page.limit), offset = std::to_string(page.offset);
     const auto matching = store_filter(filter);
     const auto listed = co_await store::list_dead_letters(ctx.pool, matching, page.limit, page.offset);
-
-    std::int64_t total = listed.total;
-    std::string out = "{\"messages\":[";
-    bool first = true;
-    for (const auto& l : listed.letters) {
-        if (!first) out += ',';
-        first = false;
-        append_dead_letter(out, ctx, l);
-    }
-    out += "],\"total\":" + std::to_string(total);
-    out += ",\"pagination\":{\"limit\":" + limit + ",\"offset\":" + offset + "}}";
-    co_return http::json_text(http::bhttp::status::ok, std::move(out));
+    render::json_writer out;
+    out.begin_object().key("messages").begin_array();
+    for (const auto& l : listed.letters) write_dead_letter(out, ctx, l);
+    out.end_array();
+    write_paging(out, listed.total, page.limit, page.offset);
+    out.end_object();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 // POST /api/v1/dlq/requeue (filter in the query string or the JSON body)
@@ -166,7 +151,8 @@ asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, htt
 
     std::int64_t requeued = 0, removed = 0, skipped = 0;
     std::set<std::string> queues;
-    std::string messages = "[";
+    render::json_writer messages;
+    messages.begin_array();
     for (const auto& row : rows) {
         if (row.status == store::requeue_status::skipped) {
             ++skipped;
@@ -176,33 +162,26 @@ asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, htt
         ++removed;
         if (row.status != store::requeue_status::requeued) continue;
         ++requeued;
-        const std::int64_t pid = row.partition_id, off = row.msg_offset;
         if (row.queue) queues.insert(*row.queue);
-        if (requeued > 1) messages += ',';
-        messages += "{\"id\":\"" + core::message_id(pid, off) + "\",\"previousId\":";
-        append_json_string(messages, row.previous_id);
-        messages += ",\"transactionId\":";
-        append_opt_string(messages, row.transaction_id);
-        messages += ",\"queue\":";
-        append_opt_string(messages, row.queue);
-        messages += ",\"partition\":";
-        append_opt_string(messages, row.partition);
-        messages += ",\"partitionId\":\"" + std::to_string(pid) + "\",\"offset\":" + std::to_string(off);
-        messages += ",\"consumerGroup\":";
-        append_opt_string(messages, row.consumer_group);
-        messages += '}';
+        write_requeued(messages, row);
     }
-    messages += ']';
+    messages.end_array();
     // Requeued messages are claimable at once: wake parked pops.
     if (!queues.empty()) ctx.notifier.queues_changed({queues.begin(), queues.end()});
 
     // What still matches (more than `limit` matched, or skipped rows).
     const std::int64_t remaining = co_await store::count_dead_letters(ctx.pool, filter);
 
-    std::string out = "{\"success\":true,\"requeued\":" + std::to_string(requeued) +
-                      ",\"removed\":" + std::to_string(removed) + ",\"skipped\":" + std::to_string(skipped) +
-                      ",\"remaining\":" + std::to_string(remaining) + ",\"messages\":" + messages + "}";
-    co_return http::json_text(http::bhttp::status::ok, std::move(out));
+    render::json_writer out;
+    out.begin_object()
+        .field("success", true)
+        .field("requeued", requeued)
+        .field("removed", removed)
+        .field("skipped", skipped)
+        .field("remaining", remaining)
+        .raw_field("messages", messages.take())
+        .end_object();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 // DELETE /api/v1/dlq?queue=&consumerGroup=&partition=&from=&to=&id=&all=
@@ -210,8 +189,9 @@ asio::awaitable<http::response> handle_dlq_purge(app::broker_context& ctx, http:
     const auto filter = parse_dlq_purge(rc.query, ctx.limits);
     const auto matching = store_filter(filter);
     const std::int64_t purged = co_await store::purge_dead_letters(ctx.pool, matching, filter.all);
-    std::string out = "{\"success\":true,\"purged\":" + std::to_string(purged) + "}";
-    co_return http::json_text(http::bhttp::status::ok, std::move(out));
+    render::json_writer out;
+    out.begin_object().field("success", true).field("purged", purged).end_object();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 }  // namespace queen::api

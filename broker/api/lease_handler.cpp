@@ -3,10 +3,9 @@
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
 #include "http/responses.hpp"
+#include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/leases_store.hpp"
-
-#include <nlohmann/json.hpp>
 
 namespace queen::api {
 
@@ -19,26 +18,22 @@ namespace asio = boost::asio;
 asio::awaitable<http::response> handle_extend_lease(app::broker_context& ctx, http::request_context& rc) {
     const std::string& lease = rc.path_params.at(0);
     const std::int64_t seconds = parse_extend_seconds(rc.req.body(), ctx.limits);
-    nlohmann::ordered_json item{{"leaseId", lease}, {"success", false}, {"expiresAt", nullptr}, {"error", nullptr}};
-    auto uuid = segment::parse_uuid(lease);
-    if (!uuid) {
-        item["error"] = "Lease not found";
-    } else {
+    std::optional<std::string> expires_at;
+    std::optional<std::string_view> error = "Lease not found";
+    if (auto uuid = segment::parse_uuid(lease)) {
         const std::string id = segment::uuid_to_string(*uuid);
         const auto ext = co_await store::extend_lease(ctx.pool, id, seconds);
         if (ext.status == store::lease_extension_status::extended) {
-            item["success"] = true;
-            item["expiresAt"] = core::iso_time(ext.expires_at_us);
+            expires_at = core::iso_time(ext.expires_at_us);
+            error.reset();
         } else if (ext.status == store::lease_extension_status::expired) {
-            item["error"] = "Lease already expired";
-        } else {
-            item["error"] = "Lease not found";
+            error = "Lease already expired";
         }
     }
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    out.push_back(std::move(item));
-    co_return http::json_text(http::bhttp::status::ok,
-                              out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    render::json_writer out;
+    out.begin_array().begin_object().field("leaseId", lease).field("success", expires_at.has_value());
+    out.field("expiresAt", expires_at).field("error", error).end_object().end_array();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 }  // namespace queen::api

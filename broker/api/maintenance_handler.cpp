@@ -1,6 +1,5 @@
 // GET|POST /api/v1/system/maintenance and /api/v1/system/maintenance/pop, pushes sent to
 // the spool, and the guard that keeps transactions from overtaking spooled pushes.
-#include "api/json_text.hpp"
 #include "api/maintenance.hpp"
 #include "api/push_answers.hpp"
 #include "api/routes.hpp"
@@ -8,6 +7,7 @@
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "render/json_writer.hpp"
 #include "spool/spool_drainer.hpp"
 #include "spool/spool_file.hpp"
 
@@ -17,27 +17,31 @@ namespace queen::api {
 
 namespace {
 
-nlohmann::json maintenance_status(const app::broker_context& ctx) {
-    nlohmann::json stats = nlohmann::json::object();
-    bool healthy = false;
-    std::uint64_t buffered = 0;
-    // Problems are named, not quoted: their details (paths, libpq's text) are in the log.
+// The maintenance answer: the cached flags and this broker's spool. Problems are named, not
+// quoted: their details (paths, libpq's text) are in the log.
+std::string maintenance_status(const app::broker_context& ctx) {
     const auto s = ctx.spool.status();
-    healthy = s.healthy;
-    buffered = s.pending;
-    stats["spoolFile"] = s.path;
-    stats["spoolBytes"] = s.bytes;
-    stats["problem"] = s.problem.empty() ? nlohmann::json() : nlohmann::json("the spool cannot be written (see the broker log)");
     const auto d = ctx.drainer.status();
-    stats["draining"] = d.draining;
-    stats["drainedTotal"] = d.drained_total;
-    stats["lastDrainError"] =
-        d.last_error.empty() ? nlohmann::json() : nlohmann::json("the last drain attempt failed (see the broker log)");
-    return nlohmann::json{{"maintenanceMode", ctx.maintenance.push_paused()},
-                          {"popMaintenanceMode", ctx.maintenance.pop_paused()},
-                          {"bufferedMessages", buffered},
-                          {"bufferHealthy", healthy},
-                          {"bufferStats", stats}};
+    const auto named = [](bool problem, const char* name) {
+        return problem ? std::optional<std::string>(name) : std::nullopt;
+    };
+    render::json_writer out;
+    out.begin_object()
+        .field("maintenanceMode", ctx.maintenance.push_paused())
+        .field("popMaintenanceMode", ctx.maintenance.pop_paused())
+        .field("bufferedMessages", s.pending)
+        .field("bufferHealthy", s.healthy)
+        .key("bufferStats")
+        .begin_object()
+        .field("spoolFile", s.path)
+        .field("spoolBytes", s.bytes)
+        .field("problem", named(!s.problem.empty(), "the spool cannot be written (see the broker log)"))
+        .field("draining", d.draining)
+        .field("drainedTotal", d.drained_total)
+        .field("lastDrainError", named(!d.last_error.empty(), "the last drain attempt failed (see the broker log)"))
+        .end_object()
+        .end_object();
+    return out.take();
 }
 
 bool parse_enabled(const http::request_context& rc, const limits& lim) {
@@ -100,7 +104,7 @@ boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, cons
 // GET /api/v1/system/maintenance and /api/v1/system/maintenance/pop: the cached flags
 // (answered also while the database is unreachable) and this broker's spool.
 boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context&) {
-    co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
+    co_return http::json_text(http::bhttp::status::ok, maintenance_status(ctx));
 }
 
 // POST /api/v1/system/maintenance {enabled}: push maintenance for every broker.
@@ -111,7 +115,7 @@ boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_contex
     const std::optional<bool> pop;
     co_await flags.set(push, pop);
     if (!enabled) ctx.drainer.kick();
-    co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
+    co_return http::json_text(http::bhttp::status::ok, maintenance_status(ctx));
 }
 
 // POST /api/v1/system/maintenance/pop {enabled}: pop maintenance for every broker.
@@ -121,7 +125,7 @@ boost::asio::awaitable<http::response> handle_set_pop_maintenance(app::broker_co
     const std::optional<bool> push;
     const std::optional<bool> pop = enabled;
     co_await flags.set(push, pop);
-    co_return http::json(http::bhttp::status::ok, maintenance_status(ctx));
+    co_return http::json_text(http::bhttp::status::ok, maintenance_status(ctx));
 }
 
 }  // namespace queen::api

@@ -1,6 +1,7 @@
 #pragma once
 // The message objects of a pop answer (API.md, pop). A stored payload is embedded as the
 // bytes it was stored with: it is never parsed on the way out, so its depth costs nothing.
+#include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <cstdint>
@@ -17,10 +18,10 @@ struct pop_message_scope {
     std::string_view consumer_group;
 };
 
-// Appends {id, transactionId, traceId, data, createdAt, offset, partitionId, partition,
+// Writes {id, transactionId, traceId, data, createdAt, offset, partitionId, partition,
 // leaseId, consumerGroup, producerSub} for the frame at `offset`; `data` is the payload to
 // deliver (the stored one, or its opened form for an encrypted queue), copied verbatim.
-void append_pop_message(std::string& out, const pop_message_scope& scope, std::int64_t offset,
-                        const segment::frame_view& frame, std::string_view data);
+void write_pop_message(render::json_writer& out, const pop_message_scope& scope, std::int64_t offset,
+                       const segment::frame_view& frame, std::string_view data);
 
 }  // namespace queen::api

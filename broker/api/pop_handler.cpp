@@ -1,4 +1,3 @@
-#include "api/json_text.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/pop_answer.hpp"
 #include "api/routes.hpp"
@@ -6,6 +5,7 @@
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/pop_store.hpp"
 
@@ -23,50 +23,77 @@ namespace asio = boost::asio;
 
 namespace {
 
+// A rendered 200 answer, or no messages.
+struct pop_result {
+    std::string json;
+    std::string lease_id;  // "" with autoAck
+    std::size_t message_count = 0;
+};
+
+// The partitions of a claim, in the order their segments come.
 struct claimed_partition {
     std::int64_t partition_id = 0;
-    std::string name;
+    std::string_view name;
     std::int64_t span_start = 0;  // exclusive
     std::int64_t span_end = 0;    // inclusive
 };
 
-struct pop_result {
-    std::string lease_id;  // "" with autoAck
-    std::vector<claimed_partition> partitions;
-    std::string messages_json;
-    std::size_t message_count = 0;
-};
+std::vector<claimed_partition> partitions_of(const store::claimed_spans& claimed, std::string& lease_id) {
+    std::vector<claimed_partition> out;
+    for (const auto& seg : claimed.segments) {
+        if (!out.empty() && out.back().partition_id == seg.partition_id) continue;
+        out.push_back({seg.partition_id, seg.partition_name, seg.span_start, seg.span_end});
+        if (lease_id.empty() && seg.lease_id) lease_id = *seg.lease_id;
+    }
+    return out;
+}
+
+// The 200 answer of API.md's pop: the envelope of the first partition, then every message of
+// the claimed spans, decoded from the segments in place.
+pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed) {
+    pop_result r;
+    const auto parts = partitions_of(claimed, r.lease_id);
+    if (parts.empty()) return r;
+    render::json_writer out;
+    out.begin_object()
+        .field("success", true)
+        .field("queue", p.queue)
+        .field("partition", parts.front().name)
+        .field("partitionId", std::to_string(parts.front().partition_id))
+        .field("leaseId", r.lease_id)
+        .field("consumerGroup", p.consumer_group)
+        .field("partitionsClaimed", parts.size())
+        .key("messages")
+        .begin_array();
+    std::size_t part = 0;
+    for (const auto& seg : claimed.segments) {
+        while (parts[part].partition_id != seg.partition_id) ++part;
+        const auto& cp = parts[part];
+        const pop_message_scope scope{seg.partition_id, cp.name, r.lease_id, p.consumer_group};
+        auto segment = segment::decoded_segment::decode(seg.body);
+        std::int64_t offset = seg.first_offset;
+        for (const auto& f : segment.frames()) {
+            if (offset > cp.span_start && offset <= cp.span_end) {
+                ++r.message_count;
+                if (crypto::payload_cipher::is_sealed(f.payload))
+                    write_pop_message(out, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
+                else
+                    write_pop_message(out, scope, offset, f, f.payload);
+            }
+            ++offset;
+        }
+    }
+    out.end_array().end_object();
+    r.json = out.take();
+    return r;
+}
 
 // Claims spans through the store once and renders the messages of the claimed spans.
 asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params& p) {
     const store::pop_claim claim{p.queue,      p.partition, p.consumer_group, p.batch,
                                  p.partitions, p.auto_ack,  p.subscribe_all,  p.subscription_at};
     const auto claimed = co_await store::claim_spans(ctx.pool, claim);
-    pop_result out;
-    std::string& m = out.messages_json;
-    m = "[";
-    for (const auto& seg : claimed.segments) {
-        if (out.partitions.empty() || out.partitions.back().partition_id != seg.partition_id) {
-            out.partitions.push_back({seg.partition_id, seg.partition_name, seg.span_start, seg.span_end});
-            if (out.lease_id.empty() && seg.lease_id) out.lease_id = *seg.lease_id;
-        }
-        const auto& part = out.partitions.back();
-        const pop_message_scope scope{seg.partition_id, part.name, out.lease_id, p.consumer_group};
-        auto segment = segment::decoded_segment::decode(seg.body);
-        std::int64_t offset = seg.first_offset;
-        for (const auto& f : segment.frames()) {
-            if (offset > part.span_start && offset <= part.span_end) {
-                if (out.message_count++) m += ',';
-                if (crypto::payload_cipher::is_sealed(f.payload))
-                    append_pop_message(m, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
-                else
-                    append_pop_message(m, scope, offset, f, f.payload);
-            }
-            ++offset;
-        }
-    }
-    m += ']';
-    co_return out;
+    co_return render_claimed(ctx, p, claimed);
 }
 
 // State shared by a parked pop and the callbacks that wake it (all run on its strand).
@@ -97,22 +124,6 @@ void release_if_unwritten(app::broker_context& ctx, http::request_context& rc, c
     rc.on_write_failed = [pool, notifier, executor, lease, group = p.consumer_group, queue = p.queue] {
         asio::co_spawn(executor, release_unwritten_lease(pool, notifier, lease, group, queue), asio::detached);
     };
-}
-
-// The 200 answer of API.md's pop, around the rendered messages.
-std::string render_pop_answer(const pop_params& p, const pop_result& r) {
-    std::string body = "{\"success\":true,\"queue\":";
-    append_json_string(body, p.queue);
-    body += ",\"partition\":";
-    append_json_string(body, r.partitions.front().name);
-    body += ",\"partitionId\":\"" + std::to_string(r.partitions.front().partition_id) + "\"";
-    body += ",\"leaseId\":";
-    append_json_string(body, r.lease_id);
-    body += ",\"consumerGroup\":";
-    append_json_string(body, p.consumer_group);
-    body += ",\"partitionsClaimed\":" + std::to_string(r.partitions.size());
-    body += ",\"messages\":" + r.messages_json + "}";
-    return body;
 }
 
 }  // namespace
@@ -162,7 +173,7 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
         auto result = co_await pop_once(ctx, p);
         if (result.message_count > 0) {
             if (!result.lease_id.empty()) release_if_unwritten(ctx, rc, result.lease_id, p);
-            co_return http::json_text(http::bhttp::status::ok, render_pop_answer(p, result));
+            co_return http::json_text(http::bhttp::status::ok, std::move(result.json));
         }
         if (!p.wait || state->client_gone || std::chrono::steady_clock::now() >= deadline) break;
         if (!state->signaled) {

@@ -1,60 +1,51 @@
 #include "api/push_answers.hpp"
 
-#include "api/json_text.hpp"
 #include "core/message_id.hpp"
+#include "render/json_writer.hpp"
 
 namespace queen::api {
 namespace {
 
 // {"index":i,"transaction_id":"…"  — the start every answer shares.
-void open_answer(std::string& out, std::size_t i, const core::push_item& item) {
-    if (i) out += ',';
-    out += "{\"index\":" + std::to_string(i) + ",\"transaction_id\":";
-    append_json_string(out, item.transaction_id);
-}
-
-void append_trace(std::string& out, const core::push_item& item) {
-    out += ",\"trace_id\":";
-    if (item.trace_id) append_json_string(out, *item.trace_id);
-    else out += "null";
+void open_answer(render::json_writer& out, std::size_t i, const core::push_item& item) {
+    out.begin_object().field("index", i).field("transaction_id", item.transaction_id);
 }
 
 // ,"queueName":"…"}  — the end every answer shares.
-void close_answer(std::string& out, const core::push_item& item) {
-    out += ",\"queueName\":";
-    append_json_string(out, item.queue);
-    out += '}';
+void close_answer(render::json_writer& out, const core::push_item& item) {
+    out.field("queueName", item.queue).end_object();
 }
 
 }  // namespace
 
 std::string render_push_answers(const std::vector<core::push_item>& items,
                                 const std::vector<core::push_outcome>& outcomes) {
-    std::string out = "[";
+    render::json_writer out;
+    out.begin_array();
     for (std::size_t i = 0; i < items.size(); ++i) {
         const auto& o = outcomes[i];
         open_answer(out, i, items[i]);
-        out += o.queued ? ",\"status\":\"queued\"" : ",\"status\":\"duplicate\"";
-        out += ",\"message_id\":\"" + core::message_id(o.partition_id, o.offset) + "\"";
+        out.field("status", o.queued ? "queued" : "duplicate")
+            .field("message_id", core::message_id(o.partition_id, o.offset));
         if (o.queued) {
-            out += ",\"partition_id\":\"" + std::to_string(o.partition_id) + "\"";
-            out += ",\"offset\":" + std::to_string(o.offset);
-            append_trace(out, items[i]);
+            out.field("partition_id", std::to_string(o.partition_id))
+                .field("offset", o.offset)
+                .field("trace_id", items[i].trace_id);
         }
         close_answer(out, items[i]);
     }
-    return out + ']';
+    return out.end_array().take();
 }
 
 std::string render_buffered_answers(const std::vector<core::push_item>& items) {
-    std::string out = "[";
+    render::json_writer out;
+    out.begin_array();
     for (std::size_t i = 0; i < items.size(); ++i) {
         open_answer(out, i, items[i]);
-        out += ",\"status\":\"buffered\",\"message_id\":null";
-        append_trace(out, items[i]);
+        out.field("status", "buffered").field("message_id", nullptr).field("trace_id", items[i].trace_id);
         close_answer(out, items[i]);
     }
-    return out + ']';
+    return out.end_array().take();
 }
 
 }  // namespace queen::api

@@ -1,5 +1,6 @@
 #include "api/routes.hpp"
 #include "http/responses.hpp"
+#include "render/json_writer.hpp"
 #include "store/queues_store.hpp"
 
 namespace queen::api {
@@ -9,8 +10,9 @@ boost::asio::awaitable<http::response> handle_delete_queue(app::broker_context& 
     const std::string& queue = rc.path_params.at(0);
     check_name("queue", queue, ctx.limits);
     const bool existed = co_await store::delete_queue(ctx.pool, queue);
-    nlohmann::json body{{"deleted", true}, {"queue", queue}, {"existed", existed}};
-    co_return http::json(http::bhttp::status::ok, body);
+    render::json_writer out;
+    out.begin_object().field("deleted", true).field("queue", queue).field("existed", existed).end_object();
+    co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
 }  // namespace queen::api

@@ -1,6 +1,7 @@
 #include "api/transaction_answer.hpp"
 
 #include "core/message_id.hpp"
+#include "render/json_writer.hpp"
 
 #include <vector>
 
@@ -8,43 +9,42 @@ namespace queen::api {
 
 namespace {
 
-using nlohmann::json;
-
 constexpr const char* rolled_back = "not applied: the transaction was rolled back";
 
-json push_result(std::size_t index, const core::push_item& item, const store::transaction_push_row* row) {
-    json r{{"index", index}, {"type", "push"}, {"transactionId", item.transaction_id}, {"queueName", item.queue}};
+void write_push_result(render::json_writer& out, std::size_t index, const core::push_item& item,
+                       const store::transaction_push_row* row) {
+    out.begin_object().field("index", index).field("type", "push").field("transactionId", item.transaction_id);
+    out.field("queueName", item.queue).field("success", row != nullptr);
     if (!row) {
-        r["success"] = false;
-        r["error"] = rolled_back;
-        return r;
+        out.field("error", rolled_back).end_object();
+        return;
     }
-    r["success"] = true;
-    r["status"] = row->status;
-    r["messageId"] = core::message_id(row->partition_id, row->offset);
-    r["partitionId"] = std::to_string(row->partition_id);
-    r["error"] = nullptr;
-    return r;
+    out.field("status", row->status)
+        .field("messageId", core::message_id(row->partition_id, row->offset))
+        .field("partitionId", std::to_string(row->partition_id))
+        .field("error", nullptr)
+        .end_object();
 }
 
-json ack_result(std::size_t index, const ack_item& ack, const store::ack_outcome* row) {
-    json r{{"index", index}, {"type", "ack"}, {"transactionId", ack.transaction_id}, {"partitionId", ack.partition_id}};
+void write_ack_result(render::json_writer& out, std::size_t index, const ack_item& ack, const store::ack_outcome* row) {
+    out.begin_object().field("index", index).field("type", "ack").field("transactionId", ack.transaction_id);
+    out.field("partitionId", ack.partition_id);
     if (!row) {
-        r["success"] = false;
-        r["error"] = rolled_back;
-        return r;
+        out.field("success", false).field("error", rolled_back).end_object();
+        return;
     }
-    r["success"] = row->success;
-    r["error"] = row->error ? json(*row->error) : json();
-    if (row->dlq) r["dlq"] = true;
-    if (row->noop) r["noop"] = true;
-    return r;
+    out.field("success", row->success).field("error", row->error);
+    if (row->dlq) out.field("dlq", true);
+    if (row->noop) out.field("noop", true);
+    out.end_object();
 }
 
 }  // namespace
 
-transaction_results render_transaction_results(const transaction_request& tx, const core::push_batch& batch,
-                                               const store::transaction_outcome& outcome) {
+transaction_answer render_transaction_answer(const transaction_request& tx, const core::push_batch& batch,
+                                             const store::transaction_outcome& outcome,
+                                             const std::string& transaction_id,
+                                             const std::optional<std::string>& error) {
     // The store's rows by (push operation, item) and by ack, in operation order.
     std::vector<std::vector<const store::transaction_push_row*>> push_rows;
     std::size_t acks = 0;
@@ -61,24 +61,30 @@ transaction_results render_transaction_results(const transaction_request& tx, co
     for (const auto& row : outcome.ack)
         if (row.item >= 1 && row.item <= ack_rows.size()) ack_rows[row.item - 1] = &row;
 
-    transaction_results out;
-    std::size_t push_op = 0, ack_op = 0;
+    transaction_answer answer;
+    render::json_writer out;
+    out.begin_object().field("transactionId", transaction_id).field("success", outcome.success).key("results");
+    out.begin_array();
+    std::size_t index = 0, push_op = 0, ack_op = 0;
     for (const auto& op : tx.operations) {
         if (op.type == transaction_op::kind::push) {
             for (std::size_t i = 0; i < op.items.size(); ++i) {
                 const auto* row = push_rows[push_op][i];
-                out.results.push_back(push_result(out.results.size(), op.items[i], row));
-                if (outcome.success && row && row->status == "queued") out.woken_queues.insert(op.items[i].queue);
+                write_push_result(out, index++, op.items[i], row);
+                if (outcome.success && row && row->status == "queued") answer.woken_queues.insert(op.items[i].queue);
             }
             ++push_op;
         } else {
             const auto* row = ack_rows[ack_op++];
-            out.results.push_back(ack_result(out.results.size(), op.ack, row));
+            write_ack_result(out, index++, op.ack, row);
             if (outcome.success && row && row->lease_released && row->queue_name)
-                out.woken_queues.insert(*row->queue_name);
+                answer.woken_queues.insert(*row->queue_name);
         }
     }
-    return out;
+    out.end_array();
+    if (error) out.field("error", *error);
+    answer.json = out.end_object().take();
+    return answer;
 }
 
 }  // namespace queen::api

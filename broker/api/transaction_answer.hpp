@@ -1,24 +1,25 @@
 #pragma once
-// The per-operation results of a transaction answer (API.md, transaction), from what the
-// store reports: one result per push item and per ack, in operation order.
+// The answer of POST /api/v1/transaction (API.md, transaction), from what the store
+// reports: one result per push item and per ack, in operation order.
 #include "api/transaction_request.hpp"
 #include "core/push_batch.hpp"
 #include "store/transaction_store.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <set>
 #include <string>
 
 namespace queen::api {
 
-struct transaction_results {
-    nlohmann::json results = nlohmann::json::array();
+struct transaction_answer {
+    std::string json;                    // {transactionId, success, results, error?}
     std::set<std::string> woken_queues;  // queues whose parked pops may now be served
 };
 
-// `batch` is the push batch of tx's push operations, in operation order.
-transaction_results render_transaction_results(const transaction_request& tx, const core::push_batch& batch,
-                                               const store::transaction_outcome& outcome);
+// `batch` is the push batch of tx's push operations, in operation order; `error` is set
+// exactly when the transaction rolled back.
+transaction_answer render_transaction_answer(const transaction_request& tx, const core::push_batch& batch,
+                                             const store::transaction_outcome& outcome,
+                                             const std::string& transaction_id,
+                                             const std::optional<std::string>& error);
 
 }  // namespace queen::api

@@ -1,4 +1,3 @@
-#include "api/json_text.hpp"
 #include "api/maintenance.hpp"
 #include "api/opaque_span_offsets.hpp"
 #include "api/payload_encryption.hpp"
@@ -21,7 +20,6 @@
 namespace queen::api {
 
 namespace asio = boost::asio;
-using nlohmann::json;
 
 namespace {
 
@@ -117,12 +115,12 @@ asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, htt
     const core::push_batch batch = core::make_push_batch(pushes);
     const auto outcome = co_await run_transaction(ctx, tx, batch, ack_op_index);
 
-    auto answer = render_transaction_results(tx, batch, outcome);
+    std::optional<std::string> error;
+    if (!outcome.success) error = describe_failure(tx, outcome.failure, ack_op_index);
+    auto answer = render_transaction_answer(tx, batch, outcome, generate_uuid_v7(), error);
     if (!answer.woken_queues.empty())
         ctx.notifier.queues_changed({answer.woken_queues.begin(), answer.woken_queues.end()});
-    json out{{"transactionId", generate_uuid_v7()}, {"success", outcome.success}, {"results", std::move(answer.results)}};
-    if (!outcome.success) out["error"] = describe_failure(tx, outcome.failure, ack_op_index);
-    co_return http::json(http::bhttp::status::ok, out);
+    co_return http::json_text(http::bhttp::status::ok, std::move(answer.json));
 }
 
 }  // namespace queen::api

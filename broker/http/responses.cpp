@@ -1,6 +1,6 @@
 #include "http/responses.hpp"
 
-#include <nlohmann/json.hpp>
+#include "render/json_writer.hpp"
 
 namespace queen::http {
 
@@ -17,17 +17,15 @@ response json_text(bhttp::status status, std::string body, unsigned version) {
     return res;
 }
 
-response json(bhttp::status status, const nlohmann::json& body, unsigned version) {
-    return json_text(status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), version);
-}
-
 response no_content(unsigned version) {
     response res{bhttp::status::no_content, version};
     return res;
 }
 
 response error(bhttp::status status, const std::string& message, unsigned version) {
-    return json(status, nlohmann::json{{"error", message}}, version);
+    render::json_writer out;
+    out.begin_object().field("error", message).end_object();
+    return json_text(status, out.take(), version);
 }
 
 }  // namespace queen::http

@@ -2,15 +2,12 @@
 // Building responses: JSON bodies, the body-less 204, errors.
 #include "http/types.hpp"
 
-#include <nlohmann/json_fwd.hpp>
-
 #include <string>
 
 namespace queen::http {
 
-// A JSON response with the given status; body is already-serialized JSON text.
+// A JSON response with the given status; body is JSON text (written with render::json_writer).
 response json_text(bhttp::status status, std::string body, unsigned version = 11);
-response json(bhttp::status status, const nlohmann::json& body, unsigned version = 11);
 // 204 with no body and no Content-Length.
 response no_content(unsigned version = 11);
 // {"error": message}

@@ -37,16 +37,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return 0;
     }
     const api::pop_message_scope scope{42, "part", "0190f5a8-0000-7000-8000-000000000000", "__QUEUE_MODE__"};
-    std::string out = "[";
+    render::json_writer writer;
+    writer.begin_array();
     bool checkable = true;
     std::int64_t offset = 1;
     for (const auto& f : seg->frames()) {
-        if (offset > 1) out += ',';
-        api::append_pop_message(out, scope, offset++, f, f.payload);
+        api::write_pop_message(writer, scope, offset++, f, f.payload);
         checkable = checkable && acceptable_json(f.payload) && acceptable_json("\"" + std::string(f.transaction_id) + "\"") &&
                     (!f.producer_sub || acceptable_json("\"" + std::string(*f.producer_sub) + "\""));
     }
-    out += ']';
+    const std::string out = writer.end_array().take();
     if (!checkable) return 0;
     const auto answer = nlohmann::json::parse(out);  // throws (and so fails the run) when not JSON
     std::size_t i = 0;
