@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake pkg-config git
   libboost-dev libboost-system-dev
   libpq-dev postgresql-15 postgresql-server-dev-15 postgresql-client-15
-  libzstd-dev zstd nlohmann-json3-dev rapidjson-dev libfmt-dev libssl-dev
+  libzstd-dev zstd nlohmann-json3-dev libfmt-dev libssl-dev
   libgtest-dev googletest
   clang libclang-rt-14-dev
   curl ca-certificates jq

@@ -54,7 +54,9 @@ pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, c
     pop_result r;
     const auto parts = partitions_of(claimed, r.lease_id);
     if (parts.empty()) return r;
-    render::json_writer out;
+    std::size_t stored = 0;
+    for (const auto& seg : claimed.segments) stored += seg.body.size();
+    render::json_writer out(expected_pop_answer_bytes(stored));
     out.begin_object()
         .field("success", true)
         .field("queue", p.queue)

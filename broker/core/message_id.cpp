@@ -1,5 +1,6 @@
 #include "core/message_id.hpp"
 
+#include <fmt/compile.h>
 #include <fmt/core.h>
 
 #include <charconv>
@@ -10,7 +11,7 @@ namespace queen::core {
 std::string message_id(std::int64_t partition_id, std::int64_t offset) {
     auto p = static_cast<std::uint64_t>(partition_id);
     auto o = static_cast<std::uint64_t>(offset);
-    return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:04x}{:08x}", p >> 32, (p >> 16) & 0xffff, p & 0xffff, o >> 48,
+    return fmt::format(FMT_COMPILE("{:08x}-{:04x}-{:04x}-{:04x}-{:04x}{:08x}"), p >> 32, (p >> 16) & 0xffff, p & 0xffff, o >> 48,
                        (o >> 32) & 0xffff, o & 0xffffffffULL);
 }
 
@@ -38,7 +39,7 @@ std::string iso_time(std::int64_t unix_micros) {
     std::time_t t = static_cast<std::time_t>(secs);
     std::tm tm{};
     gmtime_r(&t, &tm);
-    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
+    return fmt::format(FMT_COMPILE("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z"), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                        tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 

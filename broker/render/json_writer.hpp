@@ -1,29 +1,47 @@
 #pragma once
-// The one way the broker writes JSON answers: a streaming writer onto one string. Escaping
-// and number formatting are RapidJSON's; JSON text the broker already holds (stored payloads,
-// jsonb read from the database) goes in verbatim through raw(), never parsed again.
+// The one way the broker writes JSON answers: a streaming writer onto one string (RFC 8259:
+// strings escaped, numbers in their shortest exact form). JSON text the broker already holds
+// (stored payloads, jsonb read from the database) goes in verbatim through raw(), never
+// parsed again. A misuse (a value where a member name belongs, closing what is not open, an
+// unfinished answer) throws std::logic_error instead of writing broken JSON.
 #include <concepts>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace queen::render {
 
+// A member name: a string literal, checked at compile time to need no escaping, so writing
+// it is one copy. (Every name the broker writes is fixed by the contract.)
+class member_name {
+public:
+    template <std::size_t N>
+    consteval member_name(const char (&s)[N]) : text_(s, N - 1) {
+        for (char c : text_)
+            if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\')
+                throw "a member name must not need escaping";  // not a constant expression: a compile error
+    }
+    constexpr std::string_view text() const noexcept { return text_; }
+
+private:
+    std::string_view text_;
+};
+
 class json_writer {
 public:
-    json_writer();
-    ~json_writer();
-    json_writer(json_writer&&) noexcept;
-    json_writer& operator=(json_writer&&) noexcept;
+    json_writer() = default;
+    // Reserves room for an answer of about `expected_bytes`, so a large one is not copied
+    // while it grows.
+    explicit json_writer(std::size_t expected_bytes) { out_.reserve(expected_bytes); }
 
     json_writer& begin_object();
     json_writer& end_object();
     json_writer& begin_array();
     json_writer& end_array();
     // The next member's name; only inside an object.
-    json_writer& key(std::string_view name);
+    json_writer& key(member_name name);
 
     json_writer& value(std::string_view s);
     json_writer& value(const std::string& s) { return value(std::string_view(s)); }
@@ -46,11 +64,11 @@ public:
     json_writer& raw(std::string_view json);
 
     template <class T>
-    json_writer& field(std::string_view name, const T& v) {
+    json_writer& field(member_name name, const T& v) {
         key(name);
         return value(v);
     }
-    json_writer& raw_field(std::string_view name, std::string_view json) {
+    json_writer& raw_field(member_name name, std::string_view json) {
         key(name);
         return raw(json);
     }
@@ -61,9 +79,18 @@ public:
 private:
     json_writer& signed_value(std::int64_t n);
     json_writer& unsigned_value(std::uint64_t n);
+    // Puts the separator a value needs where it goes; throws where no value may go.
+    void begin_value();
+    void close(bool object);
 
-    struct state;
-    std::unique_ptr<state> s_;
+    struct level {
+        bool object = false;
+        bool empty = true;
+        bool after_key = false;  // an object's member name was written, its value not yet
+    };
+    std::string out_;
+    std::vector<level> open_;
+    bool root_written_ = false;
 };
 
 }  // namespace queen::render
