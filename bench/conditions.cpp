@@ -16,6 +16,12 @@ std::string groups_text(const options& o) {
     return fmt::format("{} ({}..{}, subscription=all)", o.groups, group_name(o, 0), group_name(o, o.groups - 1));
 }
 
+// "300s (intervals 60s, drain <=300s)" or "off".
+std::string duration_text(const options& o) {
+    if (o.duration_seconds == 0) return "off";
+    return fmt::format("{}s (intervals {}s, drain <={}s)", o.duration_seconds, o.interval_seconds, o.drain_seconds);
+}
+
 }  // namespace
 
 // Lists every option that shapes the figures; new options must be added here and in conditions_json.
@@ -24,7 +30,7 @@ std::string condition_line(const options& o) {
     return fmt::format(
         "mode={} messages={} partitions={} connections={} (producers={} consumers={}) push-batch={} pop-batch={} "
         "pop-partitions={} payload-bytes={} acks={} dedup={} wait={} consumer-group={} groups={} rate={} stages={} "
-        "inject-tx-failures={} queue={} url={} client-threads={}",
+        "inject-tx-failures={} duration={} queue={} url={} client-threads={}",
         to_string(o.mode), o.messages, o.partitions, o.connections, o.producers, o.consumers, o.push_batch,
         o.pop_batch, o.pop_partitions, o.payload_bytes, o.auto_ack ? "auto" : "explicit", o.dedup ? "on" : "off",
         o.wait ? fmt::format("on({}ms)", o.wait_timeout_ms) : std::string("off"),
@@ -34,7 +40,7 @@ std::string condition_line(const options& o) {
                                workers_per_stage_text(o))
                  : std::string("-"),
         pipeline && o.inject_tx_failures ? fmt::format("every {}th", o.inject_tx_failures) : std::string("off"),
-        o.queue, o.url, o.threads);
+        duration_text(o), o.queue, o.url, o.threads);
 }
 
 // Same facts as condition_line, as typed JSON values (null where a condition does not apply).
@@ -64,6 +70,9 @@ json conditions_json(const options& o) {
                 {"stages", pipeline ? json(o.stages) : json(nullptr)},
                 {"workersPerStage", pipeline ? json(workers_per_stage(o)) : json(nullptr)},
                 {"injectTxFailures", pipeline && o.inject_tx_failures ? json(o.inject_tx_failures) : json(nullptr)},
+                {"durationSeconds", o.duration_seconds ? json(o.duration_seconds) : json(nullptr)},
+                {"intervalSeconds", o.duration_seconds ? json(o.interval_seconds) : json(nullptr)},
+                {"drainSeconds", o.duration_seconds ? json(o.drain_seconds) : json(nullptr)},
                 {"clientThreads", o.threads},
                 {"maxSeconds", o.max_seconds},
                 {"stallSeconds", o.stall_seconds}};

@@ -6,7 +6,7 @@
 namespace queen::bench {
 
 ledger::ledger(std::uint64_t expected)
-    : expected_(expected), seen_(std::make_unique<std::atomic<std::uint8_t>[]>(expected)) {
+    : capacity_(expected), expected_(expected), seen_(std::make_unique<std::atomic<std::uint8_t>[]>(expected)) {
     for (std::uint64_t i = 0; i < expected; ++i) seen_[i].store(0, std::memory_order_relaxed);
 }
 
@@ -16,8 +16,10 @@ std::uint32_t ledger::intern_partition(const std::string& partition_id) {
     return it->second;
 }
 
+void ledger::set_expected(std::uint64_t n) { expected_.store(std::min(n, capacity_)); }
+
 bool ledger::mark_delivered(std::uint64_t seq) {
-    if (seq >= expected_) return false;
+    if (seq >= capacity_) return false;
     return seen_[seq].exchange(1) == 0;
 }
 
@@ -34,19 +36,22 @@ void verdict::add(const verdict& o) {
 }
 
 verdict ledger::verify(std::vector<delivery> all, bool delivery_order_is_broker_order) const {
+    const std::uint64_t expected = expected_.load();
     verdict v;
-    v.expected = expected_;
+    v.expected = expected;
     v.deliveries = all.size();
     v.unexpected = unexpected_.load();
 
-    std::vector<std::uint32_t> count(expected_, 0);
-    for (const auto& d : all)
-        if (d.seq < expected_) ++count[d.seq];
+    std::vector<std::uint32_t> count(expected, 0);
+    for (const auto& d : all) {
+        if (d.seq < expected) ++count[d.seq];
+        else if (d.seq < capacity_) ++v.unexpected;  // duration mode: a seq that was never sent
+    }
     for (auto c : count) {
         if (c > 0) ++v.unique;
         if (c > 1) v.duplicates += c - 1;
     }
-    v.missing = expected_ - v.unique;
+    v.missing = expected - v.unique;
 
     // Per partition, in broker order.
     std::sort(all.begin(), all.end(), [&](const delivery& a, const delivery& b) {
@@ -58,7 +63,7 @@ verdict ledger::verify(std::vector<delivery> all, bool delivery_order_is_broker_
         if (a.offset != b.offset) return a.offset < b.offset;
         return a.pop_ordinal < b.pop_ordinal;
     });
-    std::vector<bool> first_time(expected_, true);
+    std::vector<bool> first_time(expected, true);
     std::size_t i = 0;
     while (i < all.size()) {
         const auto partition = all[i].partition;
@@ -69,7 +74,7 @@ verdict ledger::verify(std::vector<delivery> all, bool delivery_order_is_broker_
         for (; i < all.size() && all[i].partition == partition; ++i) {
             const auto& d = all[i];
             // A redelivery is already counted as a duplicate; order is judged on first deliveries.
-            if (d.seq < expected_) {
+            if (d.seq < expected) {
                 if (!first_time[d.seq]) continue;
                 first_time[d.seq] = false;
             }

@@ -49,9 +49,12 @@ struct verdict {
 
 class ledger {
 public:
+    // Room for seqs [0, expected); the target is `expected` until set_expected lowers it.
     explicit ledger(std::uint64_t expected);
 
-    std::uint64_t expected() const { return expected_; }
+    std::uint64_t expected() const { return expected_.load(); }
+    // Duration mode: the run turned out to send seqs [0, n) only (n <= the room); thread-safe.
+    void set_expected(std::uint64_t n);
 
     // Stable small number for a partitionId (thread-safe).
     std::uint32_t intern_partition(const std::string& partition_id);
@@ -71,7 +74,8 @@ public:
     verdict verify(std::vector<delivery> all, bool delivery_order_is_broker_order) const;
 
 private:
-    std::uint64_t expected_;
+    std::uint64_t capacity_;
+    std::atomic<std::uint64_t> expected_;
     std::unique_ptr<std::atomic<std::uint8_t>[]> seen_;
     std::atomic<std::uint64_t> ordinal_{0};
     std::atomic<std::uint64_t> completed_{0};

@@ -4,10 +4,12 @@
 #include "conditions.hpp"
 #include "consumer.hpp"
 #include "http_client.hpp"
+#include "intervals.hpp"
 #include "ledger.hpp"
 #include "options.hpp"
 #include "pipeline_stage.hpp"
 #include "producer.hpp"
+#include "producer_feed.hpp"
 #include "progress.hpp"
 #include "report.hpp"
 #include "roles.hpp"
@@ -31,6 +33,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -88,6 +91,27 @@ std::string load_average() {
     return a + " " + b + " " + c;
 }
 
+// Duration mode, once every producer is done: the consumers' target becomes the seqs sent, and
+// the run is done if they have all been consumed already.
+void settle_target(stream_set& streams, const seq_counter& seqs, run_control& control) {
+    ledger& book = streams.at(0);
+    book.set_expected(seqs.taken());
+    if (book.completed() < book.expected()) return;
+    control.mark_consumed_all(steady::now());
+    control.stop(stop_reason::done);
+}
+
+// Duration mode: the "duration" section of the result (intervals, drain after the deadline).
+nlohmann::json duration_result(const options& o, interval_log& log, const seq_counter& seqs,
+                               steady::time_point start, std::optional<steady::time_point> consumed_all_at) {
+    std::optional<double> drain;
+    if (consumed_all_at) {
+        const auto deadline = start + std::chrono::seconds(o.duration_seconds);
+        drain = *consumed_all_at > deadline ? std::chrono::duration<double>(*consumed_all_at - deadline).count() : 0.0;
+    }
+    return duration_section(o, log, seqs.taken(), drain);
+}
+
 double cpu_seconds() {
     rusage ru{};
     if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
@@ -114,6 +138,7 @@ int run(const options& o) {
     }
     const bool consuming = o.mode != run_mode::push;
     const bool pipeline = o.mode == run_mode::pipeline;
+    const bool timed = o.duration_seconds > 0;
     std::random_device rd;
     const std::string run_tag = fmt::format("{:08x}", rd());
     const std::string host_header = o.host.find(':') != std::string::npos ? "[" + o.host + "]:" + o.port
@@ -121,6 +146,8 @@ int run(const options& o) {
 
     stream_set streams(stream_count(o), consuming ? o.messages : 0);
     stage_progress forwarding(pipeline ? o.stages - 1 : 0);
+    seq_counter shared_seqs(timed ? o.messages : 0);
+    interval_log intervals;
     run_control control(o.quiet);
     std::vector<std::unique_ptr<http_client>> clients;
     for (std::size_t i = 0; i < o.producers + o.consumers; ++i) {
@@ -132,13 +159,14 @@ int run(const options& o) {
     std::vector<stage_stats> sstats(o.consumers);
 
     auto timer_strand = asio::make_strand(ioc);
-    asio::steady_timer deadline(timer_strand), progress_timer(timer_strand);
+    asio::steady_timer deadline(timer_strand), progress_timer(timer_strand), interval_timer(timer_strand);
     std::atomic<bool> finished{false};
     control.set_on_idle([&] {
         finished = true;
         asio::post(timer_strand, [&] {
             deadline.cancel();
             progress_timer.cancel();
+            interval_timer.cancel();
         });
     });
 
@@ -154,12 +182,19 @@ int run(const options& o) {
         if (e) control.stop(stop_reason::fatal, "client exception: " + exception_text(e));
         control.worker_finished();
     };
+    std::atomic<std::size_t> producers_left{o.producers};
+    auto on_producer_done = [&](std::exception_ptr e) {
+        if (--producers_left == 0 && timed) settle_target(streams, shared_seqs, control);
+        on_done(e);
+    };
     for (std::size_t i = 0; i < o.producers + o.consumers; ++i) control.worker_started();
     for (std::size_t i = 0; i < o.producers; ++i) {
-        auto plan = plan_producer(static_cast<std::uint32_t>(i), o.messages, o.producers);
+        const auto id = static_cast<std::uint32_t>(i);
+        producer_feed feed = timed ? producer_feed(id, shared_seqs, start + std::chrono::seconds(o.duration_seconds))
+                                   : producer_feed(plan_producer(id, o.messages, o.producers));
         asio::co_spawn(clients[i]->get_executor(),
-                       run_producer(o, plan, producer_queue(o), run_tag, start, *clients[i], control, pstats[i]),
-                       on_done);
+                       run_producer(o, feed, producer_queue(o), run_tag, start, *clients[i], control, pstats[i]),
+                       on_producer_done);
     }
     for (std::size_t i = 0; i < o.consumers; ++i) {
         auto& client = *clients[o.producers + i];
@@ -173,6 +208,11 @@ int run(const options& o) {
     asio::co_spawn(timer_strand,
                    progress_loop(progress_timer, finished, control, view, start, std::chrono::seconds(o.stall_seconds)),
                    asio::detached);
+    if (timed) {
+        interval_sources sources{[&control] { return control.pushed(); }, [&streams] { return streams.completed(); },
+                                 load_average};
+        asio::co_spawn(timer_strand, interval_loop(interval_timer, finished, o, start, sources, intervals), asio::detached);
+    }
 
     std::vector<std::thread> threads;
     for (unsigned t = 1; t < o.threads; ++t) threads.emplace_back([&ioc] { ioc.run(); });
@@ -207,6 +247,8 @@ int run(const options& o) {
     facts.load_before = load_before;
     facts.load_after = load_average();
     facts.client_cpu_seconds = cpu_seconds();
+    facts.messages = timed ? shared_seqs.taken() : o.messages;
+    if (timed) facts.duration = duration_result(o, intervals, shared_seqs, start, facts.consumed_all_at);
 
     auto r = build_result(o, produced, consumed, verdicts, per_stage, facts);
     if (o.json) fmt::print("{}\n", r.json.dump());

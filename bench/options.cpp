@@ -93,10 +93,23 @@ void validate_new_modes(const options& o, bool stages_given) {
     }
 }
 
+// Checks and completes --duration-seconds: mode both, one stream, --messages as room, time limit.
+void resolve_duration_mode(options& o) {
+    if (o.duration_seconds == 0) return;
+    if (o.mode != run_mode::both) throw usage_error("--duration-seconds needs --mode both");
+    if (o.groups > 0) throw usage_error("--duration-seconds does not combine with --groups");
+    if (!o.messages_given) o.messages = duration_capacity;
+    const unsigned needed = o.duration_seconds + o.drain_seconds;
+    if (!o.max_seconds_given) o.max_seconds = needed;
+    else if (o.max_seconds < o.duration_seconds)
+        throw usage_error(fmt::format("--max-seconds {} is shorter than --duration-seconds {}", o.max_seconds,
+                                      o.duration_seconds));
+}
+
 }  // namespace
 
 bool parse_options(int argc, char** argv, options& o) {
-    bool producers_given = false, consumers_given = false, stages_given = false;
+    bool producers_given = false, consumers_given = false, stages_given = false, duration_extras = false;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         std::string value;
@@ -118,7 +131,7 @@ bool parse_options(int argc, char** argv, options& o) {
             std::cout << usage_text();
             return false;
         } else if (arg == "--url") o.url = next();
-        else if (arg == "--messages") o.messages = parse_size(arg, next(), 1, 1u << 31);
+        else if (arg == "--messages") o.messages = parse_size(arg, next(), 1, 1u << 31), o.messages_given = true;
         else if (arg == "--partitions") o.partitions = parse_size(arg, next(), 1, 1000000);
         else if (arg == "--connections") o.connections = parse_size(arg, next(), 1, 10000);
         else if (arg == "--producers") o.producers = parse_size(arg, next(), 0, 10000), producers_given = true;
@@ -146,7 +159,14 @@ bool parse_options(int argc, char** argv, options& o) {
         else if (arg == "--auto-ack") flag(), o.auto_ack = true;
         else if (arg == "--explicit-ack") flag(), o.auto_ack = false;
         else if (arg == "--dedup") flag(), o.dedup = true;
-        else if (arg == "--max-seconds") o.max_seconds = static_cast<unsigned>(parse_size(arg, next(), 1, 86400 * 7));
+        else if (arg == "--max-seconds")
+            o.max_seconds = static_cast<unsigned>(parse_size(arg, next(), 1, 86400 * 7)), o.max_seconds_given = true;
+        else if (arg == "--duration-seconds")
+            o.duration_seconds = static_cast<unsigned>(parse_size(arg, next(), 1, 86400 * 7));
+        else if (arg == "--interval-seconds")
+            o.interval_seconds = static_cast<unsigned>(parse_size(arg, next(), 1, 86400)), duration_extras = true;
+        else if (arg == "--drain-seconds")
+            o.drain_seconds = static_cast<unsigned>(parse_size(arg, next(), 1, 86400)), duration_extras = true;
         else if (arg == "--stall-seconds") o.stall_seconds = static_cast<unsigned>(parse_size(arg, next(), 0, 86400 * 7));
         else if (arg == "--request-timeout") o.request_timeout_s = static_cast<unsigned>(parse_size(arg, next(), 1, 3600));
         else if (arg == "--threads") o.threads = static_cast<unsigned>(parse_size(arg, next(), 1, 64));
@@ -157,6 +177,8 @@ bool parse_options(int argc, char** argv, options& o) {
         else throw usage_error(fmt::format("unknown option '{}' (see --help)", arg));
     }
     parse_url(o);
+    if (duration_extras && o.duration_seconds == 0)
+        throw usage_error("--interval-seconds and --drain-seconds need --duration-seconds");
     if (o.queue_given && (o.queue.empty() || o.queue.size() > 255))
         throw usage_error("--queue must be 1..255 bytes");
     if (o.mode == run_mode::consume && !o.queue_given)
@@ -189,6 +211,7 @@ bool parse_options(int argc, char** argv, options& o) {
     if (o.mode != run_mode::consume && o.producers == 0) throw usage_error("at least one producer is needed");
     if (o.mode != run_mode::push && o.consumers == 0) throw usage_error("at least one consumer is needed");
     validate_new_modes(o, stages_given);
+    resolve_duration_mode(o);
     o.connections = o.producers + o.consumers;
     return true;
 }

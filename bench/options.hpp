@@ -17,7 +17,8 @@ struct options {
     std::string port = "6632";       // parsed from url
     std::string base_path;           // parsed from url, without a trailing '/'
 
-    std::size_t messages = 100000;
+    std::size_t messages = 100000;  // duration mode: the most seqs the producers may use
+    bool messages_given = false;
     std::size_t partitions = 100;
     std::size_t connections = 16;
     std::size_t producers = 0;  // resolved from connections/mode unless given
@@ -39,6 +40,11 @@ struct options {
     bool auto_ack = false;
     bool dedup = true;  // transactionIds are always set by the client
     unsigned max_seconds = 600;
+    bool max_seconds_given = false;
+    // Duration mode (0: off, run --messages): producers push for this long, consumers then drain.
+    unsigned duration_seconds = 0;
+    unsigned interval_seconds = 60;  // duration mode: one throughput record per interval
+    unsigned drain_seconds = 300;    // duration mode: time the consumers get after the deadline
     unsigned stall_seconds = 60;  // stop when consumers settle nothing for this long (0: never)
     unsigned idle_sleep_ms = 10;  // pause after an empty pop without --wait
     unsigned request_timeout_s = 60;
@@ -57,5 +63,8 @@ struct usage_error : std::runtime_error {
 bool parse_options(int argc, char** argv, options& out);
 
 std::string usage_text();
+
+// Duration mode's default for --messages: room for the seqs of the longest plausible run.
+inline constexpr std::size_t duration_capacity = 50'000'000;
 
 }  // namespace queen::bench

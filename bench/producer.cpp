@@ -16,15 +16,6 @@ namespace queen::bench {
 namespace asio = boost::asio;
 namespace bhttp = boost::beast::http;
 
-producer_plan plan_producer(std::uint32_t id, std::uint64_t messages, std::uint64_t producers) {
-    const std::uint64_t base = messages / producers, extra = messages % producers;
-    producer_plan p;
-    p.id = id;
-    p.count = base + (id < extra ? 1 : 0);
-    p.first_seq = id * base + std::min<std::uint64_t>(id, extra);
-    return p;
-}
-
 namespace {
 
 // Builds {"items":[…]} for seqs [first, first + n).
@@ -66,7 +57,7 @@ bool retryable(const http_result& r) { return r.ec || r.status >= 500 || r.statu
 
 }  // namespace
 
-asio::awaitable<void> run_producer(const options& o, producer_plan plan, std::string queue, std::string run_tag,
+asio::awaitable<void> run_producer(const options& o, producer_feed feed, std::string queue, std::string run_tag,
                                    steady::time_point start, http_client& client, run_control& control,
                                    producer_stats& st) {
     const std::string target = o.base_path + "/api/v1/push";
@@ -77,14 +68,14 @@ asio::awaitable<void> run_producer(const options& o, producer_plan plan, std::st
     std::optional<send_schedule> schedule;
     if (o.rate > 0) {
         const auto interval = batch_interval(o.rate, o.push_batch, o.producers);
-        schedule.emplace(start + interval * static_cast<std::int64_t>(plan.id) / static_cast<std::int64_t>(o.producers),
+        schedule.emplace(start + interval * static_cast<std::int64_t>(feed.id()) / static_cast<std::int64_t>(o.producers),
                          interval);
     }
 
-    std::uint64_t next = plan.first_seq;
-    const std::uint64_t end = plan.first_seq + plan.count;
-    while (next < end && !control.stopping()) {
-        const std::uint64_t n = std::min<std::uint64_t>(o.push_batch, end - next);
+    while (!control.stopping()) {
+        const seq_block block = feed.next(o.push_batch, steady::now());
+        if (block.count == 0) break;
+        const std::uint64_t next = block.first, n = block.count;
         if (schedule) {
             const auto due = schedule->due(steady::now());
             st.slips = schedule->slips();
@@ -95,7 +86,7 @@ asio::awaitable<void> run_producer(const options& o, producer_plan plan, std::st
         const auto sent_at = steady::now();
         if (schedule) st.send_lateness.add(schedule->sent(sent_at));
         st.note_send(sent_at, n);
-        const std::string body = build_push_body(o, queue_json, run_tag, plan.id, next, n);
+        const std::string body = build_push_body(o, queue_json, run_tag, feed.id(), next, n);
         http_result res;
         unsigned attempt = 0;
         for (;; ++attempt) {
@@ -157,7 +148,6 @@ asio::awaitable<void> run_producer(const options& o, producer_plan plan, std::st
             }
         }
         control.add_pushed(n);
-        next += n;
     }
 }
 

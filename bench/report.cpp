@@ -54,11 +54,11 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
                          {"duplicateAfterRetry", p.duplicate_after_retry},
                          {"badAnswers", p.bad_answers},
                          {"offsetRegressions", p.offset_regressions},
-                         {"notAccepted", o.messages > settled ? o.messages - settled : 0},
+                         {"notAccepted", f.messages > settled ? f.messages - settled : 0},
                          {"failedRequests", p.failed_requests},
                          {"retries", p.retries},
                          {"bytesSent", p.bytes_sent}};
-        if (settled < o.messages) failures.push_back(fmt::format("{} messages not accepted by push", o.messages - settled));
+        if (settled < f.messages) failures.push_back(fmt::format("{} messages not accepted by push", f.messages - settled));
         if (p.duplicate_answers) failures.push_back(fmt::format("{} fresh messages answered duplicate", p.duplicate_answers));
         if (p.bad_answers) failures.push_back(fmt::format("{} bad push answers", p.bad_answers));
         if (p.offset_regressions)
@@ -98,6 +98,7 @@ result build_result(const options& o, producer_stats& p, consumer_stats& c, cons
     j["throughput"] = tp;
     if (producing && o.rate > 0) j["rate"] = rate_section(o, p);
     if (o.mode == run_mode::pipeline) j["pipeline"] = pipeline_section(o, stages);
+    if (!f.duration.is_null()) j["duration"] = f.duration;
 
     json lat = json::object();
     if (producing) lat["push"] = latency_json(p.push);

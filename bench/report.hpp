@@ -23,6 +23,8 @@ struct run_facts {
     std::size_t reconnects = 0;
     std::string load_before, load_after;  // /proc/loadavg (1, 5, 15 min), noise indicator
     double client_cpu_seconds = 0;        // user + system time of this process
+    std::uint64_t messages = 0;           // messages the producers were to send (duration mode: sent)
+    nlohmann::json duration;              // duration mode's section (intervals.hpp), else null
 };
 
 struct result {

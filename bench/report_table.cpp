@@ -18,6 +18,21 @@ std::string lat_row(const json& lat, const char* key, const char* name) {
                        l["mean"].get<double>());
 }
 
+// "duration: 600 s in intervals of 60 s: consume median … /s": duration mode's summary line.
+std::string duration_row(const json& d) {
+    std::string out = fmt::format("duration: {} s in intervals of {} s, {} messages sent; ", d["durationSeconds"].get<unsigned>(),
+                                  d["intervalSeconds"].get<unsigned>(), d["messagesSent"].get<std::uint64_t>());
+    const auto& c = d["consumePerSecond"];
+    if (c.is_null()) out += "no full interval";
+    else
+        out += fmt::format("consumed per interval median {:.0f}/s, min {:.0f}/s, max {:.0f}/s over {} full intervals",
+                           c["median"].get<double>(), c["min"].get<double>(), c["max"].get<double>(),
+                           d["fullIntervals"].get<std::size_t>());
+    if (d["drainSeconds"].is_null()) out += "; the drain after the deadline did not finish\n";
+    else out += fmt::format("; drained the rest in {:.2f} s after the deadline\n", d["drainSeconds"].get<double>());
+    return out;
+}
+
 }  // namespace
 
 std::string render_table(const result& r) {
@@ -111,6 +126,7 @@ std::string render_table(const result& r) {
                 tx["count"].get<std::uint64_t>() ? tx["p99"].get<double>() : 0.0);
         }
     }
+    if (j.contains("duration")) out += duration_row(j["duration"]);
     if (j.contains("verification")) {
         const auto& v = j["verification"];
         out += fmt::format(

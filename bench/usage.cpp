@@ -56,7 +56,25 @@ Usage: queen_bench [options]
   --auto-ack             pop with autoAck=true, no ack requests (not in pipeline mode)
   --explicit-ack         ack each message with POST /api/v1/ack/batch (default)
   --dedup                client-chosen transactionIds (always on; accepted for clarity)
-  --max-seconds S        overall time limit; on expiry report and exit 3 (default 600)
+  --max-seconds S        overall time limit; on expiry report and exit 3 (default 600; in
+                         duration mode --duration-seconds + --drain-seconds)
+  --duration-seconds N   duration mode (--mode both only, not with --groups): the producers push
+                         for N seconds instead of a fixed count; --messages becomes the most
+                         messages they may send (default 50000000). No producer starts a batch
+                         after N s; batches in flight finish, with their retries. The consumers
+                         then drain what remains: the run ends when every message sent has been
+                         acked, so the verification covers all of them (none missing or
+                         duplicated, FIFO per partition). Every --interval-seconds one record:
+                         messages pushed (answered) and consumed (first deliveries acked) in the
+                         interval and per second, the backlog and the load average; a JSON line
+                         {"type":"interval",...} on stdout with --json (else a text line), also
+                         appended to --json-out. The result repeats them under "duration", with
+                         the median / min / max consume rate of the full intervals and the drain
+                         time after the deadline
+  --interval-seconds S   duration mode: length of an interval (default 60; the last one is
+                         shorter when N is not a multiple of S)
+  --drain-seconds D      duration mode: time the consumers get after the deadline (default 300);
+                         when it runs out the run stops at the time limit (exit 3)
   --stall-seconds S      stop (report, exit 3) when the consumers (and pipeline stages) make
                          no progress for S seconds, e.g. a partition that is never handed
                          out (default 60; 0 waits for --max-seconds)
