@@ -5,7 +5,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build ext ext-install run test unit integration integration-ext regress fuzz bench bench-broker bench-codec soak sanitize clean
+.PHONY: all deps configure build ext ext-install run test unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot soak sanitize clean
 
 all: build
 
@@ -65,6 +65,15 @@ bench-broker: build
 
 soak: build
 	bash bench/soak.sh $(BUILD_DIR)
+
+# Held snapshots (issue 12): per holder (an idle REPEATABLE READ session, a pg_dump loop, a
+# standby with hot_standby_feedback) DURATION minutes of the headline load with it and
+# DURATION minutes with its control, throughput and hot-table bloat per minute
+# (docs/benchmarks.md). DURATION in minutes; HOLDERS selects holders (bench/snapshot.sh).
+DURATION ?= 10
+
+bench-snapshot: build
+	DURATION=$(DURATION) bash bench/snapshot.sh $(BUILD_DIR)
 
 # The stock codec path vs queen_ext, alternating runs (docs/benchmarks.md).
 bench-codec: build ext-install
