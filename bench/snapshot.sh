@@ -159,7 +159,7 @@ sampler() {  # phase name, phase dir
     sample "$1" 0 "$2"
     while ((running)); do
         kill -0 "$BENCH_PID" 2>/dev/null || running=0
-        n=$(grep -c '"type":"interval"' "$2/bench.jsonl" 2>/dev/null || true)
+        n=$(grep '"type":"interval"' "$2/bench.jsonl" 2>/dev/null | grep -vc '"conditionLine"' || true)  # not the result
         while ((minute < ${n:-0})); do
             minute=$((minute + 1))
             sample "$1" "$minute" "$2"
