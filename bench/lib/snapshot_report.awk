@@ -57,6 +57,7 @@ function phase_median(phase,   vals, n, i, j, t) {
 function header(   t, line) {
     line = sprintf("%-4s %9s %9s %6s %11s", unit, "control/s", "holder/s", "ratio", "load c/h")
     for (t = 1; t <= nhot; t++) line = line sprintf("  %-27s", hots[t])
+    sub(/ +$/, "", line)
     print line
 }
 
@@ -71,6 +72,7 @@ function row(h, m,   c, o, line, t, key) {
         line = line sprintf("  %-27s", count_text(dead[c, m, key]) "/" count_text(dead[o, m, key]) ", " \
                             mb_text(total[c, m, key]) "/" mb_text(total[o, m, key]))
     }
+    sub(/ +$/, "", line)
     print line
 }
 
