@@ -21,7 +21,7 @@ SELECT item, status, msg_offset
 -- what is stored, decoded by plain SQL
 SELECT queue, partition, "offset", transaction_id, payload, codec FROM queen.messages ORDER BY partition, "offset";
 SELECT p.name, s.first_offset, s.last_offset, s.codec FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id ORDER BY p.name, s.first_offset;
-SELECT name, last_offset FROM queen.log_partitions ORDER BY name;
+SELECT name, queen.partition_last_offset(id) AS last_offset FROM queen.log_partitions ORDER BY name;
 
 SELECT id AS p1 FROM queen.log_partitions WHERE name = 'p1' \gset
 

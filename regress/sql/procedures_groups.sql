@@ -110,12 +110,15 @@ SELECT * FROM queen.delete_group('rg_g', NULL, true);
 SELECT count(*) > 0 AS delivered FROM queen.pop('rg_q', 'P1', 'rg_g', 10, 1, true, true, NULL);
 SELECT partition_name, committed FROM queen.group_cursors('rg_g');
 
--- retention gaps: with its first segment gone, P2 seeks to the oldest message still stored;
+-- retention gaps (retention deletes through queen.delete_segments, which keeps the head):
+-- with its first segment gone, P2 seeks to the oldest message still stored;
 -- with none left, to its end
-DELETE FROM queen.log_segments WHERE partition_id = :p2 AND first_offset = 1;
+SELECT queen.delete_segments(array_agg(partition_id), array_agg(last_offset)) AS deleted
+  FROM queen.log_segments WHERE partition_id = :p2 AND first_offset = 1;
 SELECT queen.offset_at_time(:p2, '2000-01-01', true) AS oldest_stored,
        queen.offset_at_time(:p2, NULL, false) AS from_beginning;
-DELETE FROM queen.log_segments WHERE partition_id = :p2;
+SELECT queen.delete_segments(array_agg(partition_id), array_agg(last_offset)) AS deleted
+  FROM queen.log_segments WHERE partition_id = :p2;
 SELECT queen.offset_at_time(:p2, '2000-01-01', true) AS nothing_left;
 
 SELECT queen.delete_queue('rg_q');

@@ -58,7 +58,7 @@ SELECT status, queue_name, partition_name, msg_offset, transaction_id, consumer_
 -- new messages at the end of their partitions, with their original identity and payload
 SELECT partition, "offset", transaction_id, trace_id, producer_sub, payload
   FROM queen.messages WHERE queue = 'dla' ORDER BY partition, "offset";
-SELECT name, last_offset FROM queen.log_partitions WHERE queue_id = :qa ORDER BY name;
+SELECT name, queen.partition_last_offset(id) AS last_offset FROM queen.log_partitions WHERE queue_id = :qa ORDER BY name;
 -- the dedup entries name the new offsets, so a push of 'a' now is a duplicate of offset 4
 SELECT transaction_id, msg_offset FROM queen.log_dedup WHERE partition_id = :p1 ORDER BY transaction_id;
 SELECT item, status, msg_offset

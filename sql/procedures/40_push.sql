@@ -11,8 +11,12 @@
 --   by (queue, partition) in byte order, before offsets are allocated, so offsets are dense
 --   and monotone, and concurrent pushers cannot deadlock.
 -- Cost: a fixed number of statements per call, whatever the number of keys (one segment
---   insert, one dedup insert, one counter update for all of them); only the missing queues
---   and partitions are created one by one.
+--   insert and one dedup insert for all of them); only the missing queues and partitions are
+--   created one by one. The partition rows are locked, never rewritten: offsets continue
+--   from each partition's newest segment (32_partition_head.sql).
+-- Isolation: READ COMMITTED only. Offsets come from a snapshot taken after the locks; a
+--   transaction-wide snapshot (REPEATABLE READ, SERIALIZABLE) could miss a push committed
+--   meanwhile, so such a call is refused.
 -- Notifications are NOT sent here: the broker notifies after commit (DESIGN.md).
 
 -- queen.push_key_ranges: the keys of a push call in lock order — (queue, partition) sorted by
@@ -68,6 +72,7 @@ DECLARE
     v_rhis     integer[];
     v_ext      boolean := queen.codec_extension() IS NOT NULL;  -- pack with queen_ext
 BEGIN
+    PERFORM queen.require_read_committed('push');
     IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
        OR cardinality(p_txids) <> cardinality(p_payloads) THEN
@@ -129,12 +134,9 @@ BEGIN
                 v_pids[i] := queen.ensure_partition(queen.ensure_queue(v_queues[i]), v_parts[i]);
             END IF;
         END LOOP;
-        SELECT count(*), array_agg(l.last_offset ORDER BY l.o), array_agg(l.at ORDER BY l.o),
-               array_agg(l.win ORDER BY l.o)
-          INTO v_locked, v_lasts, v_ats, v_windows
-          FROM (SELECT u.o, pt.last_offset,
-                       greatest(now(), pt.last_created_at) AS at,  -- createdAt never goes backwards
-                       q.dedup_window_seconds AS win
+        SELECT count(*), array_agg(l.win ORDER BY l.o)
+          INTO v_locked, v_windows
+          FROM (SELECT u.o, q.dedup_window_seconds AS win
                   FROM unnest(v_pids) WITH ORDINALITY AS u(id, o)
                   JOIN queen.log_partitions pt ON pt.id = u.id
                   JOIN queen.queues q ON q.id = pt.queue_id
@@ -149,9 +151,16 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- Each key's head, read in a statement that starts after the locks: its snapshot sees
+    -- every push that held a lock before (32_partition_head.sql). createdAt never goes backwards.
+    SELECT array_agg(queen.partition_last_offset(u.id) ORDER BY u.o),
+           array_agg(greatest(now(), queen.partition_last_created_at(u.id)) ORDER BY u.o)
+      INTO v_lasts, v_ats
+      FROM unnest(v_pids) WITH ORDINALITY AS u(id, o);
+
     -- Everything else in one statement (its snapshot is taken after the locks, so it sees
     -- every push committed before them): probe, rank, offsets, one segment per key, dedup
-    -- rows, partition counters, one answer per item.
+    -- rows, one answer per item.
     RETURN QUERY
     WITH keys AS MATERIALIZED (
         SELECT x.*, int8send((extract(epoch FROM x.at) * 1000000)::bigint) AS ts  -- a frame's created_at
@@ -216,13 +225,6 @@ BEGIN
         ON CONFLICT (partition_id, transaction_id)
         DO UPDATE SET msg_offset = EXCLUDED.msg_offset, created_at = EXCLUDED.created_at
         RETURNING 1
-    ), counters AS (
-        UPDATE queen.log_partitions pt
-           SET last_offset = c.last + c.cnt, last_created_at = c.at, last_push_at = now()
-          FROM (SELECT r.pid, r.last, r.at, count(*) AS cnt
-                  FROM resolved r WHERE r.is_new GROUP BY r.pid, r.last, r.at) c
-         WHERE pt.id = c.pid
-        RETURNING 1
     )
     SELECT r.i, CASE WHEN r.is_new THEN 'queued' ELSE 'duplicate' END, r.pid, r.off,
            CASE WHEN r.is_new THEN r.at END
@@ -231,8 +233,7 @@ BEGIN
     -- The cursors of partitions that got messages become claimable (52_cursor_ready.sql).
     PERFORM queen.mark_ready(array_agg(u.pid), array_agg(u.at))
        FROM unnest(v_pids, v_lasts, v_ats) AS u(pid, last, at)
-       JOIN queen.log_partitions pt ON pt.id = u.pid
-      WHERE pt.last_offset > u.last;
+      WHERE queen.partition_last_offset(u.pid) > u.last;
 END;
 $$;
 -- queen.queue_backlog(queue): messages of the queue that its slowest consumer group has
@@ -242,10 +243,10 @@ RETURNS bigint
 LANGUAGE sql STABLE
 AS $$
     SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM queen.consumer_groups g WHERE g.queue_name = p_queue)
-                THEN (SELECT coalesce(sum(p.last_offset), 0) FROM queen.log_partitions p
+                THEN (SELECT coalesce(sum(queen.partition_last_offset(p.id)), 0) FROM queen.log_partitions p
                         JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = p_queue)
                 ELSE (SELECT coalesce(max(lag), 0) FROM (
-                        SELECT c.consumer_group, sum(p.last_offset - c.committed) AS lag
+                        SELECT c.consumer_group, sum(queen.partition_last_offset(p.id) - c.committed) AS lag
                           FROM queen.log_consumers c
                           JOIN queen.log_partitions p ON p.id = c.partition_id
                           JOIN queen.queues q ON q.id = p.queue_id

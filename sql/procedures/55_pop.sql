@@ -56,17 +56,19 @@ BEGIN
 
     FOR c IN
         SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
-               lc.attempts_offset, p.last_offset, p.name
+               lc.attempts_offset, h.last_offset, p.name
           FROM queen.log_consumers lc
           JOIN queen.log_partitions p ON p.id = lc.partition_id
+         CROSS JOIN LATERAL (SELECT queen.partition_last_offset(lc.partition_id) AS last_offset) h
          WHERE lc.queue_id = q.id
            AND lc.consumer_group = p_group
            AND lc.ready_at IS NOT NULL
            AND (p_partition IS NULL OR p.name = p_partition)
-           AND p.last_offset > lc.committed
+           AND h.last_offset > lc.committed
            AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
            AND (lc.retry_at IS NULL OR lc.retry_at <= now())
-           AND (q.window_buffer = 0 OR p.last_created_at <= now() - make_interval(secs => q.window_buffer))
+           AND (q.window_buffer = 0
+                OR queen.partition_last_created_at(lc.partition_id) <= now() - make_interval(secs => q.window_buffer))
          ORDER BY lc.ready_at, lc.partition_id
          LIMIT p_max_partitions
            FOR UPDATE OF lc SKIP LOCKED

@@ -27,7 +27,7 @@ AS $$
           WHERE s.partition_id = p_partition_id
           ORDER BY s.last_offset
           LIMIT 1),
-        (SELECT p.last_offset FROM queen.log_partitions p WHERE p.id = p_partition_id),
+        queen.partition_last_offset(p_partition_id),
         0)
 $$;
 COMMENT ON FUNCTION queen.offset_at_time(bigint, timestamptz, boolean) IS

@@ -81,7 +81,7 @@ BEGIN
        FOR UPDATE;
 
     UPDATE queen.log_consumers lc
-       SET committed = CASE WHEN p_to_end THEN p.last_offset
+       SET committed = CASE WHEN p_to_end THEN queen.partition_last_offset(p.id)
                             ELSE queen.offset_at_time(lc.partition_id, p_at, true) END,
            lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
            attempts = 0, attempts_offset = 0, retry_at = NULL

@@ -22,14 +22,14 @@ LANGUAGE sql STABLE
 AS $$
     SELECT u.* FROM (
     SELECT lc.consumer_group, q.name, g.consumer_group IS NOT NULL, g.subscription_at,
-           lc.partition_id, p.name, lc.committed, p.last_offset,
+           lc.partition_id, p.name, lc.committed, h.last_offset,
            CASE WHEN live THEN lc.lease_id END,
            CASE WHEN live THEN lc.lease_end END,
            CASE WHEN live THEN lc.lease_expires_at END,
            CASE WHEN lc.attempts_offset = lc.committed + 1 THEN lc.attempts ELSE 0 END,
            CASE WHEN lc.retry_at > now() THEN lc.retry_at END,
            lc.last_claimed_at,
-           CASE WHEN p.last_offset > lc.committed THEN
+           CASE WHEN h.last_offset > lc.committed THEN
                 (SELECT s.created_at FROM queen.log_segments s
                   WHERE s.partition_id = lc.partition_id AND s.last_offset > lc.committed
                   ORDER BY s.last_offset LIMIT 1) END
@@ -38,6 +38,7 @@ AS $$
       JOIN queen.queues q ON q.id = lc.queue_id
       LEFT JOIN queen.consumer_groups g ON g.queue_name = q.name AND g.consumer_group = lc.consumer_group
      CROSS JOIN LATERAL (SELECT lc.lease_id IS NOT NULL AND lc.lease_expires_at > now() AS live) l
+     CROSS JOIN LATERAL (SELECT queen.partition_last_offset(lc.partition_id) AS last_offset) h
      WHERE p_group IS NULL OR lc.consumer_group = p_group
     UNION ALL
     SELECT g.consumer_group, g.queue_name, true, g.subscription_at,

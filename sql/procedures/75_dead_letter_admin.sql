@@ -159,6 +159,7 @@ BEGIN
     IF p_limit IS NOT NULL AND p_limit < 1 THEN
         RAISE EXCEPTION 'requeue_dead_letters: p_limit must be at least 1' USING ERRCODE = '22023';
     END IF;
+    PERFORM queen.require_read_committed('requeue_dead_letter_set');
     IF cardinality(p_decoded_ids) <> cardinality(p_decoded_txids)
        OR cardinality(p_decoded_ids) <> cardinality(p_decoded_trace_ids)
        OR cardinality(p_decoded_ids) <> cardinality(p_decoded_producers)
@@ -196,8 +197,9 @@ BEGIN
             CONTINUE;
         END IF;
 
-        SELECT p.last_offset, p.last_created_at INTO v_last, v_last_at
-          FROM queen.log_partitions p WHERE p.id = k.pid FOR UPDATE;
+        PERFORM 1 FROM queen.log_partitions p WHERE p.id = k.pid FOR UPDATE;
+        -- The head, in a statement after the lock (32_partition_head.sql).
+        SELECT queen.partition_last_offset(k.pid), queen.partition_last_created_at(k.pid) INTO v_last, v_last_at;
         -- createdAt never goes backwards within a partition (as in queen.push).
         v_at := greatest(now(), v_last_at);
 
@@ -278,9 +280,6 @@ BEGIN
                 DO UPDATE SET msg_offset = EXCLUDED.msg_offset, created_at = EXCLUDED.created_at;
             END IF;
 
-            UPDATE queen.log_partitions p
-               SET last_offset = v_last + v_count, last_created_at = v_at, last_push_at = now()
-             WHERE p.id = k.pid;
             PERFORM queen.mark_ready(ARRAY[k.pid], ARRAY[v_at]);
 
             DELETE FROM queen.dead_letters dl

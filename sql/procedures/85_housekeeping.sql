@@ -30,6 +30,8 @@ DECLARE
     v_repaired  bigint := 0;
     v_expired   bigint := 0;
     v_end       bigint;
+    v_doomed_pids    bigint[];
+    v_doomed_offsets bigint[];
     c           record;
 BEGIN
     IF p_group_idle_seconds > 0 THEN
@@ -74,7 +76,7 @@ BEGIN
         SELECT lc.partition_id, lc.consumer_group
           FROM queen.log_consumers lc
           JOIN queen.log_partitions p ON p.id = lc.partition_id
-         WHERE lc.ready_at IS NULL AND p.last_offset > lc.committed
+         WHERE lc.ready_at IS NULL AND queen.partition_last_offset(p.id) > lc.committed
          LIMIT p_batch
            FOR UPDATE OF lc SKIP LOCKED
     )
@@ -91,7 +93,7 @@ BEGIN
           JOIN queen.queues q ON q.id = lc.queue_id
           JOIN queen.log_partitions p ON p.id = lc.partition_id
          WHERE q.max_wait_time_seconds > 0
-           AND p.last_offset > lc.committed
+           AND queen.partition_last_offset(p.id) > lc.committed
            AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
            AND (SELECT s.created_at FROM queen.log_segments s
                  WHERE s.partition_id = lc.partition_id AND s.last_offset > lc.committed
@@ -111,37 +113,32 @@ BEGIN
          WHERE lc.partition_id = c.partition_id AND lc.consumer_group = c.consumer_group;
     END LOOP;
 
-    WITH doomed AS (
-        SELECT s.partition_id, s.last_offset
-          FROM queen.log_segments s
-          JOIN queen.log_partitions p ON p.id = s.partition_id
-          JOIN queen.queues q ON q.id = p.queue_id
-         WHERE q.retention_enabled AND q.retention_seconds > 0
-           AND s.created_at < now() - make_interval(secs => q.retention_seconds)
-         LIMIT p_batch
-    )
-    DELETE FROM queen.log_segments s USING doomed d
-     WHERE s.partition_id = d.partition_id AND s.last_offset = d.last_offset;
-    GET DIAGNOSTICS v_retention = ROW_COUNT;
+    SELECT array_agg(s.partition_id), array_agg(s.last_offset) INTO v_doomed_pids, v_doomed_offsets
+      FROM (SELECT s.partition_id, s.last_offset
+              FROM queen.log_segments s
+              JOIN queen.log_partitions p ON p.id = s.partition_id
+              JOIN queen.queues q ON q.id = p.queue_id
+             WHERE q.retention_enabled AND q.retention_seconds > 0
+               AND s.created_at < now() - make_interval(secs => q.retention_seconds)
+             LIMIT p_batch) s;
+    v_retention := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
 
     WITH consumed AS (
         SELECT c.partition_id, min(c.committed) AS upto
           FROM queen.log_consumers c
          GROUP BY c.partition_id
-    ), doomed AS (
-        SELECT s.partition_id, s.last_offset
-          FROM queen.log_segments s
-          JOIN consumed k ON k.partition_id = s.partition_id
-          JOIN queen.log_partitions p ON p.id = s.partition_id
-          JOIN queen.queues q ON q.id = p.queue_id
-         WHERE q.retention_enabled AND q.completed_retention_seconds > 0
-           AND s.last_offset <= k.upto
-           AND s.created_at < now() - make_interval(secs => q.completed_retention_seconds)
-         LIMIT p_batch
     )
-    DELETE FROM queen.log_segments s USING doomed d
-     WHERE s.partition_id = d.partition_id AND s.last_offset = d.last_offset;
-    GET DIAGNOSTICS v_completed = ROW_COUNT;
+    SELECT array_agg(s.partition_id), array_agg(s.last_offset) INTO v_doomed_pids, v_doomed_offsets
+      FROM (SELECT s.partition_id, s.last_offset
+              FROM queen.log_segments s
+              JOIN consumed k ON k.partition_id = s.partition_id
+              JOIN queen.log_partitions p ON p.id = s.partition_id
+              JOIN queen.queues q ON q.id = p.queue_id
+             WHERE q.retention_enabled AND q.completed_retention_seconds > 0
+               AND s.last_offset <= k.upto
+               AND s.created_at < now() - make_interval(secs => q.completed_retention_seconds)
+             LIMIT p_batch) s;
+    v_completed := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
 
     WITH expired AS (
         SELECT d.partition_id, d.transaction_id
@@ -159,7 +156,8 @@ BEGIN
         WITH idle AS (
             SELECT p.id
               FROM queen.log_partitions p
-             WHERE coalesce(p.last_push_at, p.created_at) < now() - make_interval(secs => p_partition_idle_seconds)
+             WHERE coalesce(queen.partition_last_push_at(p.id), p.created_at)
+                   < now() - make_interval(secs => p_partition_idle_seconds)
                AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.dead_letters d WHERE d.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c

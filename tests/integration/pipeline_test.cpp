@@ -122,10 +122,10 @@ TEST(Pipeline, FourOrderedStagesWithCrashesHaveNoDuplicatesGapsOrReordering) {
             std::cout << "[ pipeline ] stage " << k << " cursors with waiting messages: "
                       << cluster().run_sql(
                              "SELECT string_agg(format('%s committed %s last %s ready_at %s lease %s expires %s retry %s',"
-                             " p.name, lc.committed, p.last_offset, lc.ready_at, lc.lease_id IS NOT NULL,"
+                             " p.name, lc.committed, queen.partition_last_offset(p.id), lc.ready_at, lc.lease_id IS NOT NULL,"
                              " lc.lease_expires_at, lc.retry_at), '; ') FROM queen.log_consumers lc"
                              " JOIN queen.log_partitions p ON p.id = lc.partition_id JOIN queen.queues q ON q.id = p.queue_id"
-                             " WHERE q.name = '" + stage_queue(k) + "' AND p.last_offset > lc.committed")
+                             " WHERE q.name = '" + stage_queue(k) + "' AND queen.partition_last_offset(p.id) > lc.committed")
                       << "\n";
         std::cout << "[ pipeline ] dead letters: "
                   << cluster().run_sql("SELECT string_agg(format('%s %s %s', q.name, dl.reason, dl.transaction_id), '; ')"
