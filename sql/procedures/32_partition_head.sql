@@ -9,47 +9,48 @@
 -- Readers that must see every committed push (offset allocation) call these in a statement
 -- that starts after they hold the partition row lock (40_push.sql).
 
--- queen.partition_last_offset(partition): the partition's newest offset (0 when it never
--- held a message); NULL when the partition does not exist and holds no segment.
+-- queen.partition_head(partition): the partition's newest offset (0 when it never held a
+-- message), the createdAt of its newest message and when it last stored one (NULL when it never
+-- did): the newest segment's, or the floor retention left, whichever is newer. No row when the
+-- partition does not exist. One backward step on the segment primary key.
+CREATE OR REPLACE FUNCTION queen.partition_head(p_partition_id bigint)
+RETURNS TABLE(last_offset bigint, last_created_at timestamptz, last_push_at timestamptz)
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT greatest(p.last_offset, s.last_offset), greatest(p.last_created_at, s.created_at),
+           greatest(p.last_push_at, s.created_at)
+      FROM queen.log_partitions p
+      LEFT JOIN LATERAL (SELECT sg.last_offset, sg.created_at FROM queen.log_segments sg
+                          WHERE sg.partition_id = p.id
+                          ORDER BY sg.last_offset DESC LIMIT 1) s ON true
+     WHERE p.id = p_partition_id
+$$;
+COMMENT ON FUNCTION queen.partition_head(bigint) IS
+  'Newest offset, newest createdAt and last push time of a partition: its newest segment''s, or the floor retention left.';
+
+-- queen.partition_last_offset(partition): partition_head's last_offset; NULL for no partition.
 CREATE OR REPLACE FUNCTION queen.partition_last_offset(p_partition_id bigint)
 RETURNS bigint
 LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
-    SELECT greatest((SELECT p.last_offset FROM queen.log_partitions p WHERE p.id = p_partition_id),
-                    (SELECT s.last_offset FROM queen.log_segments s
-                      WHERE s.partition_id = p_partition_id
-                      ORDER BY s.last_offset DESC LIMIT 1))
-$$;
+AS $$ SELECT h.last_offset FROM queen.partition_head(p_partition_id) h $$;
 COMMENT ON FUNCTION queen.partition_last_offset(bigint) IS
-  'Newest offset of a partition: its newest segment''s, or the floor retention left.';
+  'Newest offset of a partition (queen.partition_head).';
 
--- queen.partition_last_created_at(partition): createdAt of the partition's newest message;
--- NULL when it never held one.
+-- queen.partition_last_created_at(partition): partition_head's last_created_at.
 CREATE OR REPLACE FUNCTION queen.partition_last_created_at(p_partition_id bigint)
 RETURNS timestamptz
 LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
-    SELECT greatest((SELECT p.last_created_at FROM queen.log_partitions p WHERE p.id = p_partition_id),
-                    (SELECT s.created_at FROM queen.log_segments s
-                      WHERE s.partition_id = p_partition_id
-                      ORDER BY s.last_offset DESC LIMIT 1))
-$$;
+AS $$ SELECT h.last_created_at FROM queen.partition_head(p_partition_id) h $$;
 COMMENT ON FUNCTION queen.partition_last_created_at(bigint) IS
-  'createdAt of the newest message of a partition: its newest segment''s, or the floor retention left.';
+  'createdAt of the newest message of a partition (queen.partition_head).';
 
--- queen.partition_last_push_at(partition): when the partition last stored a message (its
--- newest segment's createdAt, or what retention recorded); NULL when it never stored one.
+-- queen.partition_last_push_at(partition): partition_head's last_push_at.
 CREATE OR REPLACE FUNCTION queen.partition_last_push_at(p_partition_id bigint)
 RETURNS timestamptz
 LANGUAGE sql STABLE PARALLEL SAFE
-AS $$
-    SELECT greatest((SELECT p.last_push_at FROM queen.log_partitions p WHERE p.id = p_partition_id),
-                    (SELECT s.created_at FROM queen.log_segments s
-                      WHERE s.partition_id = p_partition_id
-                      ORDER BY s.last_offset DESC LIMIT 1))
-$$;
+AS $$ SELECT h.last_push_at FROM queen.partition_head(p_partition_id) h $$;
 COMMENT ON FUNCTION queen.partition_last_push_at(bigint) IS
-  'When a partition last stored a message: its newest segment''s createdAt, or the floor retention left.';
+  'When a partition last stored a message (queen.partition_head).';
 
 -- queen.raise_partition_floors(partitions, last_offsets): called with the segments about to be
 -- deleted (partition, last_offset pairs); where one of them is its partition's newest, records

@@ -63,8 +63,11 @@ DECLARE
     v_parts    text[];
     v_pids     bigint[];
     v_windows  integer[];
-    v_lasts    bigint[];   -- per key, read under the row lock
-    v_ats      timestamptz[];
+    a_items    integer[];  -- the answer, one element per item
+    a_new      boolean[];
+    a_pids     bigint[];
+    a_offsets  bigint[];
+    a_ats      timestamptz[];
     v_locked   integer;
     v_rqueues  text[];     -- the item ranges of the keys (queen.push_key_ranges), once
     v_rparts   text[];
@@ -151,21 +154,17 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- Each key's head, read in a statement that starts after the locks: its snapshot sees
-    -- every push that held a lock before (32_partition_head.sql). createdAt never goes backwards.
-    SELECT array_agg(queen.partition_last_offset(u.id) ORDER BY u.o),
-           array_agg(greatest(now(), queen.partition_last_created_at(u.id)) ORDER BY u.o)
-      INTO v_lasts, v_ats
-      FROM unnest(v_pids) WITH ORDINALITY AS u(id, o);
-
-    -- Everything else in one statement (its snapshot is taken after the locks, so it sees
-    -- every push committed before them): probe, rank, offsets, one segment per key, dedup
-    -- rows, one answer per item.
-    RETURN QUERY
-    WITH keys AS MATERIALIZED (
+    -- Everything else in one statement, whose snapshot is taken after the locks, so it sees
+    -- every push that held them before: each key's head (32_partition_head.sql; createdAt never
+    -- goes backwards), probe, rank, offsets, one segment per key, dedup rows, one answer per
+    -- item, kept in arrays for the cursors' ready_at below.
+    WITH heads AS MATERIALIZED (
+        SELECT x.*, h.last_offset AS last, greatest(now(), h.last_created_at) AS at
+          FROM unnest(v_queues, v_parts, v_pids, v_windows) WITH ORDINALITY AS x(queue, part, pid, win, ko)
+         CROSS JOIN LATERAL queen.partition_head(x.pid) h
+    ), keys AS MATERIALIZED (
         SELECT x.*, int8send((extract(epoch FROM x.at) * 1000000)::bigint) AS ts  -- a frame's created_at
-          FROM unnest(v_queues, v_parts, v_pids, v_lasts, v_ats, v_windows)
-               WITH ORDINALITY AS x(queue, part, pid, last, at, win, ko)
+          FROM heads x
     ), items AS MATERIALIZED (
         SELECT u.i::integer AS i, ky.ko, ky.pid, ky.last, ky.at, ky.ts, ky.win,
                u.txid, u.trace, u.producer, u.payload
@@ -226,14 +225,19 @@ BEGIN
         DO UPDATE SET msg_offset = EXCLUDED.msg_offset, created_at = EXCLUDED.created_at
         RETURNING 1
     )
-    SELECT r.i, CASE WHEN r.is_new THEN 'queued' ELSE 'duplicate' END, r.pid, r.off,
-           CASE WHEN r.is_new THEN r.at END
+    SELECT array_agg(r.i ORDER BY r.i), array_agg(r.is_new ORDER BY r.i), array_agg(r.pid ORDER BY r.i),
+           array_agg(r.off ORDER BY r.i), array_agg(r.at ORDER BY r.i)
+      INTO a_items, a_new, a_pids, a_offsets, a_ats
       FROM resolved r;
 
     -- The cursors of partitions that got messages become claimable (52_cursor_ready.sql).
     PERFORM queen.mark_ready(array_agg(u.pid), array_agg(u.at))
-       FROM unnest(v_pids, v_lasts, v_ats) AS u(pid, last, at)
-      WHERE queen.partition_last_offset(u.pid) > u.last;
+       FROM (SELECT DISTINCT r.pid, r.at FROM unnest(a_new, a_pids, a_ats) AS r(is_new, pid, at) WHERE r.is_new) u;
+
+    RETURN QUERY
+        SELECT r.i, CASE WHEN r.is_new THEN 'queued' ELSE 'duplicate' END, r.pid, r.off,
+               CASE WHEN r.is_new THEN r.at END
+          FROM unnest(a_items, a_new, a_pids, a_offsets, a_ats) AS r(i, is_new, pid, off, at);
 END;
 $$;
 -- queen.queue_backlog(queue): messages of the queue that its slowest consumer group has

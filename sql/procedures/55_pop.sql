@@ -59,7 +59,7 @@ BEGIN
                lc.attempts_offset, h.last_offset, p.name
           FROM queen.log_consumers lc
           JOIN queen.log_partitions p ON p.id = lc.partition_id
-         CROSS JOIN LATERAL (SELECT queen.partition_last_offset(lc.partition_id) AS last_offset) h
+         CROSS JOIN LATERAL queen.partition_head(lc.partition_id) h
          WHERE lc.queue_id = q.id
            AND lc.consumer_group = p_group
            AND lc.ready_at IS NOT NULL
@@ -67,8 +67,7 @@ BEGIN
            AND h.last_offset > lc.committed
            AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
            AND (lc.retry_at IS NULL OR lc.retry_at <= now())
-           AND (q.window_buffer = 0
-                OR queen.partition_last_created_at(lc.partition_id) <= now() - make_interval(secs => q.window_buffer))
+           AND (q.window_buffer = 0 OR h.last_created_at <= now() - make_interval(secs => q.window_buffer))
          ORDER BY lc.ready_at, lc.partition_id
          LIMIT p_max_partitions
            FOR UPDATE OF lc SKIP LOCKED

@@ -199,7 +199,7 @@ BEGIN
 
         PERFORM 1 FROM queen.log_partitions p WHERE p.id = k.pid FOR UPDATE;
         -- The head, in a statement after the lock (32_partition_head.sql).
-        SELECT queen.partition_last_offset(k.pid), queen.partition_last_created_at(k.pid) INTO v_last, v_last_at;
+        SELECT h.last_offset, h.last_created_at INTO v_last, v_last_at FROM queen.partition_head(k.pid) h;
         -- createdAt never goes backwards within a partition (as in queen.push).
         v_at := greatest(now(), v_last_at);
 
