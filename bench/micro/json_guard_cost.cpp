@@ -6,6 +6,8 @@
 #include "api/json_guard.hpp"
 #include "api/requests.hpp"
 
+#include "median_ns.hpp"
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +20,7 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using queen::bench::micro::median_ns;
 
 // A push of `items` items whose payloads are objects of about `payload_bytes` bytes.
 std::string push_body(int items, int payload_bytes) {
@@ -29,18 +31,6 @@ std::string push_body(int items, int payload_bytes) {
                             i % 100, i, i, std::string(static_cast<std::size_t>(payload_bytes), 'x'));
     }
     return body + "]}";
-}
-
-// Median nanoseconds per call of f over `rounds` rounds.
-double median_ns(int rounds, const std::function<void()>& f) {
-    std::vector<double> ns;
-    for (int r = 0; r < rounds; ++r) {
-        const auto t0 = clock_type::now();
-        f();
-        ns.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count());
-    }
-    std::sort(ns.begin(), ns.end());
-    return ns[ns.size() / 2];
 }
 
 }  // namespace

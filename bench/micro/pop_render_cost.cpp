@@ -7,6 +7,8 @@
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 
+#include "median_ns.hpp"
+
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
@@ -19,20 +21,8 @@
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
+using queen::bench::micro::median_ns;
 using namespace queen;
-
-// Median nanoseconds per call of f over `rounds` rounds.
-double median_ns(int rounds, const std::function<void()>& f) {
-    std::vector<double> ns;
-    for (int r = 0; r < rounds; ++r) {
-        const auto t0 = clock_type::now();
-        f();
-        ns.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count());
-    }
-    std::sort(ns.begin(), ns.end());
-    return ns[ns.size() / 2];
-}
 
 std::string render_answer(const segment::decoded_segment& seg, std::size_t stored_bytes) {
     const api::pop_message_scope scope{42, "p7", "0190f5a8-0000-7000-8000-000000000000", "workers"};

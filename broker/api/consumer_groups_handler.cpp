@@ -21,11 +21,6 @@ http::response json_ok(render::json_writer& out) {
 
 api_error not_found(std::string message) { return api_error(error_code::not_found, std::move(message)); }
 
-std::optional<std::string> iso_or_null(const std::optional<std::int64_t>& us) {
-    if (!us) return std::nullopt;
-    return core::iso_time(*us);
-}
-
 const std::string& path_group(const http::request_context& rc, const limits& lim) {
     const std::string& group = rc.path_params.at(0);
     check_group_name(group, lim);
@@ -126,7 +121,7 @@ asio::awaitable<http::response> handle_seek_group(app::broker_context& ctx, http
         .field("consumerGroup", group)
         .field("queueName", queue)
         .field("seekToEnd", r.to_end)
-        .field("targetTimestamp", iso_or_null(r.timestamp_us))
+        .field("targetTimestamp", core::iso_time(r.timestamp_us))
         .field("partitionsUpdated", outcome.partitions_updated)
         .end_object();
     co_return json_ok(out);

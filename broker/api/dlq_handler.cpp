@@ -62,11 +62,6 @@ std::optional<decoded_frame> decode_copy(std::span<const std::uint8_t> bytes, st
     }
 }
 
-std::optional<std::string> iso_time_or_null(const std::optional<std::int64_t>& us) {
-    if (!us) return std::nullopt;
-    return core::iso_time(*us);
-}
-
 // One element of the listing's "messages". Fields the broker decoded from the segment copy
 // take precedence over the columns plain SQL could fill.
 void write_dead_letter(render::json_writer& out, const app::broker_context& ctx, const store::dead_letter& l) {
@@ -94,8 +89,8 @@ void write_dead_letter(render::json_writer& out, const app::broker_context& ctx,
         out.raw_field("data", deliverable_payload(ctx, *l.payload, queue_name));
     else
         out.field("data", nullptr);
-    out.field("createdAt", iso_time_or_null(l.created_at_us))
-        .field("failedAt", iso_time_or_null(l.failed_at_us))
+    out.field("createdAt", core::iso_time(l.created_at_us))
+        .field("failedAt", core::iso_time(l.failed_at_us))
         .end_object();
 }
 

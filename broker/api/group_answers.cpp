@@ -11,11 +11,6 @@ namespace queen::api {
 
 namespace {
 
-std::optional<std::string> iso_or_null(const std::optional<std::int64_t>& us) {
-    if (!us) return std::nullopt;
-    return core::iso_time(*us);
-}
-
 std::int64_t cursor_lag(const store::group_cursor& r) {
     return r.last_offset > r.committed ? r.last_offset - r.committed : 0;
 }
@@ -57,11 +52,11 @@ void write_partition(render::json_writer& out, const store::group_cursor& r) {
         .field("lag", cursor_lag(r))
         .field("leaseId", r.lease_id)
         .field("leaseEnd", r.lease_end)
-        .field("leaseExpiresAt", iso_or_null(r.lease_expires_at))
+        .field("leaseExpiresAt", core::iso_time(r.lease_expires_at))
         .field("attempts", r.attempts)
-        .field("retryAt", iso_or_null(r.retry_at))
-        .field("lastClaimedAt", iso_or_null(r.last_claimed_at))
-        .field("oldestPendingAt", iso_or_null(r.pending_since))
+        .field("retryAt", core::iso_time(r.retry_at))
+        .field("lastClaimedAt", core::iso_time(r.last_claimed_at))
+        .field("oldestPendingAt", core::iso_time(r.pending_since))
         .end_object();
 }
 
@@ -71,7 +66,7 @@ void write_queue(render::json_writer& out, const std::vector<store::group_cursor
     const totals q(rows, begin, end);
     out.begin_object()
         .field("queueName", rows[begin].queue)
-        .field("subscriptionTimestamp", iso_or_null(rows[begin].subscription_at));
+        .field("subscriptionTimestamp", core::iso_time(rows[begin].subscription_at));
     if (!detail) out.field("partitionCount", q.partitions);
     out.field("lag", q.lag)
         .field("members", q.leases.size())
@@ -99,7 +94,7 @@ void write_group(render::json_writer& out, const std::vector<store::group_cursor
         .field("leasedPartitions", all.leased)
         .field("partitionCount", all.partitions)
         .field("maxTimeLag", all.max_time_lag)
-        .field("lastClaimedAt", iso_or_null(all.last_claimed_at))
+        .field("lastClaimedAt", core::iso_time(all.last_claimed_at))
         .key("queues")
         .begin_array();
     for (std::size_t i = begin; i < end;) {

@@ -43,6 +43,11 @@ std::string iso_time(std::int64_t unix_micros) {
                        tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 
+std::optional<std::string> iso_time(const std::optional<std::int64_t>& unix_micros) {
+    if (!unix_micros) return std::nullopt;
+    return iso_time(*unix_micros);
+}
+
 namespace {
 bool digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
     if (pos + n > s.size()) return false;

@@ -17,6 +17,8 @@ std::optional<std::pair<std::int64_t, std::int64_t>> parse_message_id(std::strin
 
 // UTC ISO-8601 with microseconds: 2026-04-26T10:59:28.267966Z.
 std::string iso_time(std::int64_t unix_micros);
+// iso_time of a time that may be absent: nullopt stays nullopt (written as JSON null).
+std::optional<std::string> iso_time(const std::optional<std::int64_t>& unix_micros);
 
 // Microseconds since the Unix epoch from PostgreSQL's binary timestamptz (µs since 2000-01-01).
 constexpr std::int64_t pg_epoch_offset_us = 946684800LL * 1000000LL;
