@@ -47,6 +47,11 @@ BEGIN
     -- (partition rows in the pushers' lock order), then compute ready_at with its messages.
     PERFORM 1 FROM queen.log_partitions p WHERE p.queue_id = v_queue_id
      ORDER BY p.name COLLATE "C" FOR SHARE;
+    -- The group's cursors in partition order, as every other locker of several cursors takes
+    -- them (acks, seeks, lease extensions): an UPDATE alone locks them in scan order and can
+    -- deadlock with a lease extension of a two-partition lease.
+    PERFORM 1 FROM queen.log_consumers lc WHERE lc.queue_id = v_queue_id AND lc.consumer_group = p_group
+     ORDER BY lc.partition_id FOR UPDATE;
     UPDATE queen.log_consumers lc SET ready_at = queen.cursor_ready_at(lc.partition_id, lc.committed)
      WHERE lc.queue_id = v_queue_id AND lc.consumer_group = p_group;
 END;
