@@ -10,6 +10,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <optional>
 
 namespace queen::core {
@@ -35,8 +37,10 @@ asio::awaitable<void> housekeeper::run() {
     auto pool = pool_;
     std::optional<db::pooled_connection> conn;  // held while leader: the session owns the lock
     asio::steady_timer timer(executor_);
+    const auto tick = std::min(options_.interval, options_.claim_floor_interval);
+    auto housekeeping_due = std::chrono::steady_clock::now() + options_.interval;
     while (!st->stopped) {
-        timer.expires_after(options_.interval);
+        timer.expires_after(tick);
         boost::system::error_code ec;
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         if (st->stopped) break;
@@ -48,6 +52,10 @@ asio::awaitable<void> housekeeper::run() {
                 st->leader = true;
                 log::info("housekeeping: this broker is the leader");
             }
+            const auto floors = co_await store::raise_claim_floors(*conn);
+            if (floors.skipped > 0) log::debug("claim floors: {} raised, {} queues busy", floors.raised, floors.skipped);
+            if (std::chrono::steady_clock::now() < housekeeping_due) continue;
+            housekeeping_due = std::chrono::steady_clock::now() + options_.interval;
             const auto counts = co_await store::run_housekeeping(*conn, options_.group_idle, options_.partition_idle);
             log::debug("housekeeping: {}", counts);
         } catch (const std::exception& e) {

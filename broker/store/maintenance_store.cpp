@@ -33,4 +33,9 @@ asio::awaitable<std::string> run_housekeeping(db::pooled_connection& conn, std::
     co_return std::string(res.text(0, 0));
 }
 
+asio::awaitable<claim_floor_counts> raise_claim_floors(db::pooled_connection& conn) {
+    auto res = co_await conn.exec("CALL queen.raise_claim_floors()");
+    co_return claim_floor_counts{res.int64(0, 0), res.int64(0, 1)};
+}
+
 }  // namespace queen::store

@@ -5,6 +5,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -29,5 +30,13 @@ boost::asio::awaitable<bool> try_lead_housekeeping(db::pooled_connection& conn);
 // queen.run_housekeeping: one round of retention, expiry and reclaim; its counts as JSON.
 boost::asio::awaitable<std::string> run_housekeeping(db::pooled_connection& conn, std::chrono::seconds group_idle,
                                                      std::chrono::seconds partition_idle);
+
+// queen.raise_claim_floors: raises every queue's claim floors (one transaction per queue);
+// how many were raised, and how many queues were skipped because a push held their lock.
+struct claim_floor_counts {
+    std::int64_t raised = 0;
+    std::int64_t skipped = 0;
+};
+boost::asio::awaitable<claim_floor_counts> raise_claim_floors(db::pooled_connection& conn);
 
 }  // namespace queen::store

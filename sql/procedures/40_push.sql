@@ -3,11 +3,13 @@
 --   items, grouped by key in key order (the first p_counts[1] items belong to key 1, …):
 --   p_txids (non-NULL), p_trace_ids, p_producers, p_payloads (JSON text).
 -- Output: one row per item (item = its 1-based position in the item arrays):
---   status 'queued' with its partition, offset and createdAt, or 'duplicate' with the
+--   status 'queued' with its partition, offset and createdAt (the clock after the locks, never
+--   earlier than the partition's newest createdAt), or 'duplicate' with the
 --   partition and offset of the stored original (created_at NULL).
 -- Dedup: a transactionId stored in the partition within the queue's dedupWindowSeconds
 --   (by createdAt), or earlier in this call, is a duplicate; window 0 turns dedup off.
--- Lock order: the partition rows of all keys are locked FOR UPDATE in one statement, sorted
+-- Lock order: the queues' claim-floor locks, shared (53_claim_floor.sql); then the partition
+--   rows of all keys are locked FOR UPDATE in one statement, sorted
 --   by (queue, partition) in byte order, before offsets are allocated, so offsets are dense
 --   and monotone, and concurrent pushers cannot deadlock.
 -- Cost: a fixed number of statements per call, whatever the number of keys (one segment
@@ -74,6 +76,7 @@ DECLARE
     v_rlos     integer[];
     v_rhis     integer[];
     v_ext      boolean := queen.codec_extension() IS NOT NULL;  -- pack with queen_ext
+    v_clock    timestamptz;
 BEGIN
     PERFORM queen.require_read_committed('push');
     IF cardinality(p_txids) <> cardinality(p_trace_ids)
@@ -128,6 +131,9 @@ BEGIN
       INTO v_queues, v_parts, v_pids
       FROM (SELECT DISTINCT r.queue, r.part FROM unnest(v_rqueues, v_rparts) AS r(queue, part)) kk;
 
+    -- The queues' claim-floor locks, shared, before any row lock (53_claim_floor.sql).
+    PERFORM queen.lock_claim_floors_shared(v_queues);
+
     -- Lock every key's partition row in lock order (one statement: rows are locked in the
     -- order of its ORDER BY), creating missing queues and partitions first. A partition
     -- reclaimed by housekeeping between the two steps is created again.
@@ -154,12 +160,16 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- createdAt is no earlier than this clock, read after the locks: newer than any claim
+    -- floor raised before them (53_claim_floor.sql).
+    v_clock := clock_timestamp();
+
     -- Everything else in one statement, whose snapshot is taken after the locks, so it sees
     -- every push that held them before: each key's head (32_partition_head.sql; createdAt never
     -- goes backwards), probe, rank, offsets, one segment per key, dedup rows, one answer per
     -- item, kept in arrays for the cursors' ready_at below.
     WITH heads AS MATERIALIZED (
-        SELECT x.*, h.last_offset AS last, greatest(now(), h.last_created_at) AS at
+        SELECT x.*, h.last_offset AS last, greatest(v_clock, h.last_created_at) AS at
           FROM unnest(v_queues, v_parts, v_pids, v_windows) WITH ORDINALITY AS x(queue, part, pid, win, ko)
          CROSS JOIN LATERAL queen.partition_head(x.pid) h
     ), keys AS MATERIALIZED (

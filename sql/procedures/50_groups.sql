@@ -3,8 +3,8 @@
 --   on its first pop of the queue (NULL = from the beginning; a start in the future is
 --   taken as now) and gives it a cursor on every existing partition, placed before the
 --   first message created at or after the start. Idempotent: a registered group keeps
---   its start, and its last_seen_at is refreshed (at most every 10 s). Takes the queue row
---   FOR UPDATE when it registers (see 30_partitions.sql for why).
+--   its start, and its last_seen_at is refreshed (at most every 10 s). When it registers it
+--   resets the group's claim floor and takes the queue row FOR UPDATE (30_partitions.sql).
 
 CREATE OR REPLACE FUNCTION queen.register_group(p_queue text, p_group text, p_start timestamptz)
 RETURNS void
@@ -24,6 +24,9 @@ BEGIN
         END IF;
         RETURN;
     END IF;
+    -- New cursors may hold messages older than the group's floor of a former registration
+    -- (53_claim_floor.sql); the floor lock comes first, as in pushes.
+    PERFORM queen.reset_claim_floor(p_queue, p_group);
     -- Waits for a concurrent creation of this queue (30_partitions.sql), then locks its row.
     PERFORM pg_advisory_xact_lock(queen.queue_lock_key(p_queue));
     SELECT id INTO v_queue_id FROM queen.queues WHERE name = p_queue FOR UPDATE;

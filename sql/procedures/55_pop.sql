@@ -10,8 +10,9 @@
 --   lease, no pending retryDelay, its window buffer has passed and its head is past its
 --   delay. Among claimable partitions the one whose oldest waiting message is oldest goes
 --   first: the cursors' ready_at (52_cursor_ready.sql) is that createdAt, and the index
---   log_consumers_ready yields them in that order, so a pop reads the few cursors ahead of
---   the one it takes, not every partition of the queue. Cursor rows are locked FOR UPDATE SKIP LOCKED, so concurrent pops never wait on
+--   log_consumers_ready yields them in that order, from the group's claim floor
+--   (53_claim_floor.sql) on, so a pop reads the few cursors ahead of the one it takes, not
+--   every partition of the queue nor the entries that older versions of cursors left behind. Cursor rows are locked FOR UPDATE SKIP LOCKED, so concurrent pops never wait on
 --   each other and never get the same span. Partition rows are not locked (pushers own them).
 -- Attempts: claiming a span whose lease expired unreleased counts one attempt for its
 --   head; a head that exhausts retryLimit this way is dead-lettered (reason lease_expired).
@@ -40,6 +41,7 @@ DECLARE
     v_end       bigint;
     v_ready_end bigint;
     v_expired_end bigint;
+    v_floor     timestamptz;
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
         RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
@@ -53,6 +55,7 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    v_floor := queen.claim_floor(q.id, p_group);
 
     FOR c IN
         SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
@@ -63,6 +66,7 @@ BEGIN
          WHERE lc.queue_id = q.id
            AND lc.consumer_group = p_group
            AND lc.ready_at IS NOT NULL
+           AND lc.ready_at >= v_floor
            AND (p_partition IS NULL OR p.name = p_partition)
            AND h.last_offset > lc.committed
            AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())

@@ -67,6 +67,9 @@ BEGIN
         RETURN;
     END IF;
 
+    -- A seek can give cursors older messages: the floor goes first (53_claim_floor.sql).
+    PERFORM queen.reset_claim_floor(p_queue, p_group);
+
     -- A known group has a cursor on every partition; create one that is missing.
     INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
     SELECT p.id, p_group, v_queue_id, 0
@@ -107,6 +110,11 @@ DECLARE
     v_has_meta boolean;
     v_start    timestamptz;
 BEGIN
+    -- A restart from the start gives cursors older messages: the queues' floor locks come
+    -- first, before any row lock (53_claim_floor.sql).
+    PERFORM queen.lock_claim_floors_shared(ARRAY(
+        SELECT g.queue_name FROM queen.consumer_groups g
+         WHERE g.consumer_group = p_group AND (p_queue IS NULL OR g.queue_name = p_queue)));
     PERFORM 1 FROM queen.queues q
      WHERE (p_queue IS NULL OR q.name = p_queue)
        AND (EXISTS (SELECT 1 FROM queen.consumer_groups g
@@ -145,6 +153,7 @@ BEGIN
         IF r.queue_id IS NOT NULL AND v_has_meta AND NOT p_delete_metadata THEN
             -- Consume again from the recorded start: every cursor is set back to it, as new
             -- (no lease, no attempts, no retry delay; last_claimed_at is history and stays).
+            PERFORM queen.reset_claim_floor(r.name, p_group);
             UPDATE queen.log_consumers lc
                SET committed = queen.offset_at_time(lc.partition_id, v_start, false),
                    lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,

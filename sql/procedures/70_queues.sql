@@ -22,6 +22,7 @@ BEGIN
     DELETE FROM queen.log_dedup d USING queen.log_partitions p
      WHERE p.queue_id = v_id AND d.partition_id = p.id;
     DELETE FROM queen.log_consumers WHERE queue_id = v_id;
+    DELETE FROM queen.claim_floors WHERE queue_id = v_id;
     DELETE FROM queen.dead_letters WHERE queue_id = v_id;
     DELETE FROM queen.log_partitions WHERE queue_id = v_id;
     DELETE FROM queen.queues WHERE id = v_id;

@@ -197,11 +197,13 @@ BEGIN
             CONTINUE;
         END IF;
 
+        PERFORM queen.lock_claim_floors_shared(ARRAY[k.qname]);  -- before the row (53_claim_floor.sql)
         PERFORM 1 FROM queen.log_partitions p WHERE p.id = k.pid FOR UPDATE;
         -- The head, in a statement after the lock (32_partition_head.sql).
         SELECT h.last_offset, h.last_created_at INTO v_last, v_last_at FROM queen.partition_head(k.pid) h;
-        -- createdAt never goes backwards within a partition (as in queen.push).
-        v_at := greatest(now(), v_last_at);
+        -- createdAt never goes backwards within a partition and is no earlier than the clock
+        -- after the locks (as in queen.push).
+        v_at := greatest(clock_timestamp(), v_last_at);
 
         WITH src AS (
             SELECT dl.id, dl.msg_offset AS old_off, dl.failed_at, dl.consumer_group AS grp,

@@ -12,7 +12,9 @@
 --     which is recorded with a 10 s granularity) are dropped — cursors and subscription — so
 --     an abandoned group cannot hold completed retention back forever;
 --   * partitions with no stored message, no dead letter, no live lease and no push for
---     partition_idle_seconds are reclaimed with their cursors and dedup entries.
+--     partition_idle_seconds are reclaimed with their cursors and dedup entries;
+--   * claim floors (53_claim_floor.sql): reset where a cursor is below its group's floor,
+--     and compacted to the newest per group.
 -- Each step touches at most p_batch rows per run, so one run stays a short transaction.
 
 CREATE OR REPLACE FUNCTION queen.run_housekeeping(
@@ -29,6 +31,7 @@ DECLARE
     v_parts     bigint := 0;
     v_repaired  bigint := 0;
     v_expired   bigint := 0;
+    v_floors    bigint := 0;
     v_end       bigint;
     v_doomed_pids    bigint[];
     v_doomed_offsets bigint[];
@@ -173,9 +176,33 @@ BEGIN
         GET DIAGNOSTICS v_parts = ROW_COUNT;
     END IF;
 
+    -- Claim floors (53_claim_floor.sql): a cursor whose ready_at is below its group's floor (a
+    -- repair above, a database written by anything else, a server clock stepped back) would
+    -- not be claimed, so its group's floor goes back to -infinity; then every floor but the
+    -- newest of each group, and those of groups without cursors, are deleted (deleting a floor
+    -- only lowers it).
+    FOR c IN
+        SELECT q.name AS qname, cg.consumer_group AS grp
+          FROM queen.consumer_groups cg
+          JOIN queen.queues q ON q.name = cg.queue_name
+         WHERE EXISTS (SELECT 1 FROM queen.log_consumers lc
+                        WHERE lc.queue_id = q.id AND lc.consumer_group = cg.consumer_group
+                          AND lc.ready_at < queen.claim_floor(q.id, cg.consumer_group))
+         LIMIT p_batch
+    LOOP
+        PERFORM queen.reset_claim_floor(c.qname, c.grp);
+        v_floors := v_floors + 1;
+    END LOOP;
+    DELETE FROM queen.claim_floors f
+     WHERE f.seq < (SELECT max(n.seq) FROM queen.claim_floors n
+                     WHERE n.queue_id = f.queue_id AND n.consumer_group = f.consumer_group)
+        OR NOT EXISTS (SELECT 1 FROM queen.log_consumers lc
+                        WHERE lc.queue_id = f.queue_id AND lc.consumer_group = f.consumer_group);
+
     RETURN jsonb_build_object('retentionSegments', v_retention, 'completedRetentionSegments', v_completed,
                               'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts,
-                              'repairedCursors', v_repaired, 'expiredMessages', v_expired);
+                              'repairedCursors', v_repaired, 'expiredMessages', v_expired,
+                              'resetClaimFloors', v_floors);
 END;
 $$;
 COMMENT ON FUNCTION queen.run_housekeeping(integer, integer, integer) IS
