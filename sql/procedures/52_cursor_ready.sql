@@ -55,22 +55,35 @@ CREATE OR REPLACE TRIGGER log_consumers_ready_on_commit
 -- without a ready_at, as read under the lock, are written.
 CREATE OR REPLACE FUNCTION queen.mark_ready(p_partition_ids bigint[], p_created_ats timestamptz[])
 RETURNS void
-LANGUAGE sql
+LANGUAGE plpgsql
+SET enable_seqscan = off
 AS $$
-    WITH m AS (
-        SELECT u.pid, min(u.at) AS at FROM unnest(p_partition_ids, p_created_ats) AS u(pid, at) GROUP BY u.pid
-    ), locked AS MATERIALIZED (
-        -- FOR UPDATE yields each row as the last transaction that held it left it.
-        SELECT lc.partition_id, lc.consumer_group, lc.ready_at, m.at
-          FROM queen.log_consumers lc JOIN m ON m.pid = lc.partition_id
-         ORDER BY lc.partition_id, lc.consumer_group
-           FOR UPDATE OF lc
-    )
-    UPDATE queen.log_consumers lc
-       SET ready_at = l.at
-      FROM locked l
-     WHERE lc.partition_id = l.partition_id AND lc.consumer_group = l.consumer_group
-       AND l.ready_at IS NULL
+DECLARE
+    v_tids tid[];
+    v_ats  timestamptz[];
+BEGIN
+    -- The cursors of those partitions from their keys (insert-only), each locked at its newest
+    -- version (51_cursor_versions.sql). FOR UPDATE yields each row as the last transaction that
+    -- held it left it, possibly newer than this statement's snapshot: the update is a
+    -- statement of its own, whose snapshot sees what the locks waited for.
+    SELECT array_agg(c.tid) FILTER (WHERE c.ready_at IS NULL), array_agg(k.at) FILTER (WHERE c.ready_at IS NULL)
+      INTO v_tids, v_ats
+      FROM (SELECT ck.partition_id, ck.consumer_group, m.at
+              FROM queen.log_cursor_keys ck
+              JOIN (SELECT u.pid, min(u.at) AS at FROM unnest(p_partition_ids, p_created_ats) AS u(pid, at)
+                     GROUP BY u.pid) m ON m.pid = ck.partition_id
+             ORDER BY ck.partition_id, ck.consumer_group) k
+     CROSS JOIN LATERAL (
+        SELECT lc.ctid AS tid, lc.ready_at FROM queen.log_consumers lc
+         WHERE lc.partition_id = k.partition_id AND lc.consumer_group = k.consumer_group
+         ORDER BY lc.version DESC LIMIT 1
+           FOR UPDATE) c;
+    IF v_tids IS NOT NULL THEN
+        UPDATE queen.log_consumers lc SET ready_at = u.at
+          FROM unnest(v_tids, v_ats) AS u(tid, at)
+         WHERE lc.ctid = u.tid;
+    END IF;
+END;
 $$;
 COMMENT ON FUNCTION queen.mark_ready(bigint[], timestamptz[]) IS
   'Gives every cursor of partitions that just got messages a ready_at where it had none.';

@@ -26,8 +26,12 @@ RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_star
               span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea)
 LANGUAGE plpgsql
 -- Key lookups only: a plan cached while a table was small must not scan it whole once it
--- has grown (docs/architecture.md, "Plans that stay right").
+-- has grown (docs/architecture.md, "Plans that stay right"). The claim must walk
+-- log_consumers_ready in its order and stop at the first claimable cursors: a generic plan
+-- that gathers the group's cursors and sorts them costs as much as the group has cursors.
 SET enable_seqscan = off
+SET enable_sort = off
+SET enable_bitmapscan = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -42,6 +46,7 @@ DECLARE
     v_ready_end bigint;
     v_expired_end bigint;
     v_floor     timestamptz;
+    v_only      bigint;  -- the one partition asked for, if any
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
         RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
@@ -55,19 +60,25 @@ BEGIN
     IF NOT FOUND THEN
         RETURN;
     END IF;
+    IF p_partition IS NOT NULL THEN
+        SELECT pt.id INTO v_only FROM queen.log_partitions pt WHERE pt.queue_id = q.id AND pt.name = p_partition;
+        IF NOT FOUND THEN
+            RETURN;
+        END IF;
+    END IF;
     v_floor := queen.claim_floor(q.id, p_group);
 
     FOR c IN
         SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
-               lc.attempts_offset, h.last_offset, p.name
+               lc.attempts_offset, h.last_offset, lc.ctid AS tid,
+               (SELECT pt.name FROM queen.log_partitions pt WHERE pt.id = lc.partition_id) AS name
           FROM queen.log_consumers lc
-          JOIN queen.log_partitions p ON p.id = lc.partition_id
          CROSS JOIN LATERAL queen.partition_head(lc.partition_id) h
          WHERE lc.queue_id = q.id
            AND lc.consumer_group = p_group
            AND lc.ready_at IS NOT NULL
            AND lc.ready_at >= v_floor
-           AND (p_partition IS NULL OR p.name = p_partition)
+           AND (v_only IS NULL OR lc.partition_id = v_only)
            AND h.last_offset > lc.committed
            AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
            AND (lc.retry_at IS NULL OR lc.retry_at <= now())
@@ -130,7 +141,7 @@ BEGIN
             UPDATE queen.log_consumers lc
                SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
                    lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
-             WHERE lc.partition_id = c.partition_id AND lc.consumer_group = p_group;
+             WHERE lc.ctid = c.tid;  -- the version locked above (51_cursor_versions.sql)
             CONTINUE;
         END IF;
 
@@ -141,14 +152,14 @@ BEGIN
                    attempts_offset = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempt_at END,
                    lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
                    retry_at = NULL, last_claimed_at = now()
-             WHERE lc.partition_id = c.partition_id AND lc.consumer_group = p_group;
+             WHERE lc.ctid = c.tid;  -- the version locked above (51_cursor_versions.sql)
         ELSE
             UPDATE queen.log_consumers lc
                SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
                    lease_id = v_lease, lease_end = v_end,
                    lease_expires_at = now() + make_interval(secs => q.lease_time),
                    lease_counted = false, retry_at = NULL, last_claimed_at = now()
-             WHERE lc.partition_id = c.partition_id AND lc.consumer_group = p_group;
+             WHERE lc.ctid = c.tid;  -- the version locked above (51_cursor_versions.sql)
         END IF;
         v_left := v_left - (v_end - v_committed);
 

@@ -10,7 +10,10 @@ LANGUAGE sql STABLE
 AS $$
     SELECT k.pid, k.grp, c.committed, c.lease_end, s.first_offset, s.body
       FROM unnest(p_partition_ids, p_groups) AS k(pid, grp)
-      JOIN queen.log_consumers c ON c.partition_id = k.pid AND c.consumer_group = k.grp
+     CROSS JOIN LATERAL (  -- the cursor's newest version first (51_cursor_versions.sql)
+        SELECT lc.committed, lc.lease_end FROM queen.log_consumers lc
+         WHERE lc.partition_id = k.pid AND lc.consumer_group = k.grp
+         ORDER BY lc.version DESC LIMIT 1) c
       JOIN queen.log_segments s ON s.partition_id = k.pid AND s.last_offset > c.committed
                                 AND s.first_offset <= c.lease_end
      WHERE s.codec <> 0 AND c.lease_end IS NOT NULL

@@ -67,10 +67,12 @@ BEGIN
     o_applied := array_fill(false, ARRAY[v_n]);
 
     FOR v_pid IN SELECT DISTINCT x FROM unnest(p_partition_ids) AS x ORDER BY x LOOP
-        SELECT lc.*, qu.retry_limit, qu.retry_delay, qu.name AS qname, qu.id AS qid INTO cur
+        -- The newest version first (51_cursor_versions.sql), locked; updated below by ctid.
+        SELECT lc.*, lc.ctid AS tid, qu.retry_limit, qu.retry_delay, qu.name AS qname, qu.id AS qid INTO cur
           FROM queen.log_consumers lc
           JOIN queen.queues qu ON qu.id = lc.queue_id
          WHERE lc.partition_id = v_pid AND lc.consumer_group = p_group
+         ORDER BY lc.version DESC LIMIT 1
            FOR UPDATE OF lc;
         IF NOT FOUND THEN
             FOR i IN 1..v_n LOOP
@@ -201,7 +203,7 @@ BEGIN
                lease_end = CASE WHEN v_released THEN NULL ELSE lc.lease_end END,
                lease_expires_at = CASE WHEN v_released THEN NULL ELSE lc.lease_expires_at END,
                retry_at = v_retry_at
-         WHERE lc.partition_id = v_pid AND lc.consumer_group = p_group;
+         WHERE lc.ctid = cur.tid;
 
         FOR i IN 1..v_n LOOP
             CONTINUE WHEN p_partition_ids[i] <> v_pid;

@@ -18,11 +18,9 @@ LANGUAGE plpgsql
 SET enable_seqscan = off
 AS $$
 #variable_conflict use_column
+DECLARE
+    v_tids tid[] := queen.lock_cursors(p_group, p_partition_ids);  -- newest versions, locked
 BEGIN
-    PERFORM 1 FROM queen.log_consumers lc
-     WHERE lc.consumer_group = p_group AND lc.partition_id = ANY (p_partition_ids)
-     ORDER BY lc.partition_id
-       FOR UPDATE;
 
     -- A new statement, so its snapshot sees the cursors as locked.
     RETURN QUERY
@@ -31,11 +29,11 @@ BEGIN
           FROM unnest(p_partition_ids, p_txids, p_offsets, p_lease_ids)
                WITH ORDINALITY AS u(pid, txid, off, lease, i)
     ), cursors AS MATERIALIZED (
-        SELECT lc.partition_id AS pid, lc.committed, lc.lease_id, lc.lease_end, lc.attempts_offset,
+        SELECT lc.partition_id AS pid, lc.ctid AS tid, lc.committed, lc.lease_id, lc.lease_end, lc.attempts_offset,
                coalesce(lc.lease_id IS NOT NULL AND lc.lease_expires_at > now(), false) AS live, qu.name AS qname
           FROM queen.log_consumers lc
           JOIN queen.queues qu ON qu.id = lc.queue_id
-         WHERE lc.consumer_group = p_group AND lc.partition_id = ANY (p_partition_ids)
+         WHERE lc.ctid = ANY (v_tids)
     ), resolved AS MATERIALIZED (
         -- An ack by transaction id: its dedup row when that offset is committed or inside
         -- the live span (a reused id elsewhere does not count), else a search of the span.
@@ -60,7 +58,7 @@ BEGIN
                END AS state
           FROM resolved r
     ), moved AS MATERIALIZED (
-        SELECT c.pid, c.live, x.top,
+        SELECT c.pid, c.tid, c.live, x.top,
                greatest(c.committed, x.top) AS new_committed,
                c.live AND greatest(c.committed, x.top) >= c.lease_end AS released
           FROM cursors c
@@ -77,7 +75,7 @@ BEGIN
                lease_expires_at = CASE WHEN m.released THEN NULL ELSE lc.lease_expires_at END,
                retry_at = NULL
           FROM moved m
-         WHERE lc.partition_id = m.pid AND lc.consumer_group = p_group
+         WHERE lc.ctid = m.tid
         RETURNING 1
     )
     SELECT k.i, k.state IN ('noop', 'signal'), k.off, k.state = 'noop', false,
