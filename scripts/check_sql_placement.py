@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The store-layer rule (docs/architecture.md, "Processes and layers"), checked on the broker's source:
 SQL text lives only in broker/store/, and every statement there calls queen.* functions
-(never a table) or is one of the kinds allowed elsewhere, each kept in one place:
+(SELECT, never a table) or queen.* procedures (CALL), or is one of the kinds allowed elsewhere,
+each kept in one place:
   broker/schema/migrator.cpp   the schema migrator (any statement, its advisory lock)
   broker/db/pg_listener.cpp    LISTEN / UNLISTEN
   broker/db/pg_pool.cpp, broker/db/pg_connection.cpp   session SET and transaction control
@@ -19,6 +20,7 @@ KEYWORDS = ("SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "LISTEN", "UNLISTEN"
 STATEMENT = re.compile(r"^\s*(%s)\b" % "|".join(KEYWORDS))
 TRANSACTION = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SET|RESET)\b")
 ADVISORY = re.compile(r"^\s*SELECT\s+pg_(try_)?advisory_(un)?lock\(")
+PROCEDURE_CALL = re.compile(r"^\s*CALL\s+queen\.\w+\s*\([^;]*\)\s*$")
 ALLOWED_ELSEWHERE = {
     "schema/migrator.cpp": re.compile(r"."),
     "db/pg_listener.cpp": re.compile(r"^\s*(UN)?LISTEN\b"),
@@ -47,10 +49,10 @@ def statements(text):
 
 
 def store_violation(sql):
-    if TRANSACTION.match(sql) or ADVISORY.match(sql):
+    if TRANSACTION.match(sql) or ADVISORY.match(sql) or PROCEDURE_CALL.match(sql):
         return None
     if not sql.lstrip().startswith("SELECT"):
-        return "only SELECT calls of queen.* functions belong in the store"
+        return "only SELECT calls of queen.* functions (and CALL of queen.* procedures) belong in the store"
     names = re.findall(r"\b(\w+)\.(\w+)\s*(\()?", sql)
     called = [n for n in names if n[0] == "queen" and n[2]]
     if not called:
@@ -92,9 +94,11 @@ def self_test():
         "store/not_a_call.cpp": 'pool.exec("UPDATE queen.log_consumers SET committed = 1");',
         "store/split.cpp": 'pool.exec("SELECT a, b "\n          "FROM queen.log_segments s");',
         "db/pg_listener.cpp": 'conn.exec("SELECT queen.notify_brokers($1)");',
+        "store/calls_other.cpp": 'conn.exec("CALL public.compact()");',
     }
     allowed = {
         "store/ok.cpp": 'pool.exec("SELECT a FROM queen.f($1) LEFT JOIN LATERAL queen.g($2) ON true");',
+        "store/procedure.cpp": 'conn.exec("CALL queen.raise_claim_floors()");',
         "db/pg_pool.cpp": 'conn.exec("ROLLBACK");',
         "api/message.cpp": 'throw bad_request("set the queue first"); // SELECT in a comment',
     }
