@@ -8,12 +8,21 @@
 -- does not exist yet has no row to lock: its creation and a registration both take the
 -- transaction advisory lock queen.queue_lock_key(name) instead.
 
+-- queen.queue_advisory_key(tag, name): the one formula of every per-queue advisory lock key:
+-- a 16-bit tag (which lock) in the top bits, the queue name's hash in the low 32.
+CREATE OR REPLACE FUNCTION queen.queue_advisory_key(p_tag integer, p_name text)
+RETURNS bigint
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT (p_tag::bigint << 48) | (hashtext(p_name)::bigint & x'ffffffff'::bigint) $$;
+COMMENT ON FUNCTION queen.queue_advisory_key(integer, text) IS
+  'Advisory lock key of a per-queue lock: a 16-bit tag and the queue name''s hash.';
+
 -- queen.queue_lock_key(name): the transaction advisory lock key that orders the creation of
 -- a queue with the registration of a consumer group on it.
 CREATE OR REPLACE FUNCTION queen.queue_lock_key(p_name text)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT (x'5155' :: bit(16) :: bigint << 48) | (hashtext(p_name)::bigint & x'ffffffff'::bigint) $$;
+AS $$ SELECT queen.queue_advisory_key(x'5155'::integer, p_name) $$;
 COMMENT ON FUNCTION queen.queue_lock_key(text) IS
   'Advisory lock key ordering a queue''s creation with a group''s first pop on it.';
 

@@ -28,7 +28,7 @@
 CREATE OR REPLACE FUNCTION queen.claim_floor_key(p_queue text)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT (x'5146' :: bit(16) :: bigint << 48) | (hashtext(p_queue)::bigint & x'ffffffff'::bigint) $$;
+AS $$ SELECT queen.queue_advisory_key(x'5146'::integer, p_queue) $$;
 COMMENT ON FUNCTION queen.claim_floor_key(text) IS
   'Advisory lock key that pushes to a queue hold shared, so the claim-floor raise can see them.';
 
@@ -37,7 +37,7 @@ COMMENT ON FUNCTION queen.claim_floor_key(text) IS
 CREATE OR REPLACE FUNCTION queen.claim_floor_reset_key(p_queue text)
 RETURNS bigint
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-AS $$ SELECT (x'5152' :: bit(16) :: bigint << 48) | (hashtext(p_queue)::bigint & x'ffffffff'::bigint) $$;
+AS $$ SELECT queen.queue_advisory_key(x'5152'::integer, p_queue) $$;
 COMMENT ON FUNCTION queen.claim_floor_reset_key(text) IS
   'Advisory lock key ordering a queue''s claim-floor resets with its raises.';
 
