@@ -90,16 +90,20 @@ COMMENT ON FUNCTION queen.cursor_tid(bigint, text) IS
 -- first; their ctids. A missing cursor has none.
 CREATE OR REPLACE FUNCTION queen.lock_cursors(p_group text, p_partition_ids bigint[])
 RETURNS tid[]
-LANGUAGE sql
+-- plpgsql, not sql: a sql function with a SET clause is never inlined and would be planned
+-- again on every acknowledgement; plpgsql keeps the plan for the session.
+LANGUAGE plpgsql
 SET enable_seqscan = off
 AS $$
-    SELECT coalesce(array_agg(c.tid), '{}')
-      FROM (SELECT DISTINCT u.pid FROM unnest(p_partition_ids) AS u(pid) ORDER BY u.pid) k
-     CROSS JOIN LATERAL (
-        SELECT lc.ctid AS tid FROM queen.log_consumers lc
-         WHERE lc.partition_id = k.pid AND lc.consumer_group = p_group
-         ORDER BY lc.version DESC LIMIT 1
-           FOR UPDATE) c
+BEGIN
+    RETURN (SELECT coalesce(array_agg(c.tid), '{}')
+              FROM (SELECT DISTINCT u.pid FROM unnest(p_partition_ids) AS u(pid) ORDER BY u.pid) k
+             CROSS JOIN LATERAL (
+                SELECT lc.ctid AS tid FROM queen.log_consumers lc
+                 WHERE lc.partition_id = k.pid AND lc.consumer_group = p_group
+                 ORDER BY lc.version DESC LIMIT 1
+                   FOR UPDATE) c);
+END;
 $$;
 COMMENT ON FUNCTION queen.lock_cursors(text, bigint[]) IS
   'Locks a group''s cursors on partitions in partition order, newest version first; their ctids.';

@@ -20,11 +20,15 @@
 -- queen.cursor_ready_at(partition, committed): createdAt of the first segment past committed.
 CREATE OR REPLACE FUNCTION queen.cursor_ready_at(p_partition_id bigint, p_committed bigint)
 RETURNS timestamptz
-LANGUAGE sql STABLE
+-- plpgsql, not sql: called from the cursor trigger on every acknowledgement, where a sql
+-- function with a FROM clause would be planned again each time; plpgsql keeps the plan.
+LANGUAGE plpgsql STABLE
 AS $$
-    SELECT s.created_at FROM queen.log_segments s
-     WHERE s.partition_id = p_partition_id AND s.last_offset > p_committed
-     ORDER BY s.last_offset LIMIT 1
+BEGIN
+    RETURN (SELECT s.created_at FROM queen.log_segments s
+             WHERE s.partition_id = p_partition_id AND s.last_offset > p_committed
+             ORDER BY s.last_offset LIMIT 1);
+END;
 $$;
 COMMENT ON FUNCTION queen.cursor_ready_at(bigint, bigint) IS
   'createdAt of the oldest message of a partition past an offset, NULL when there is none.';

@@ -44,11 +44,15 @@ COMMENT ON FUNCTION queen.claim_floor_reset_key(text) IS
 -- queen.claim_floor(queue id, group): the newest floor, -infinity when there is none.
 CREATE OR REPLACE FUNCTION queen.claim_floor(p_queue_id bigint, p_group text)
 RETURNS timestamptz
-LANGUAGE sql STABLE
+-- plpgsql, not sql: a sql function with a subquery is not inlined, so each pop would plan it
+-- again; plpgsql keeps the plan for the session.
+LANGUAGE plpgsql STABLE
 AS $$
-    SELECT coalesce((SELECT f.floor FROM queen.claim_floors f
+BEGIN
+    RETURN coalesce((SELECT f.floor FROM queen.claim_floors f
                       WHERE f.queue_id = p_queue_id AND f.consumer_group = p_group
-                      ORDER BY f.seq DESC LIMIT 1), '-infinity')
+                      ORDER BY f.seq DESC LIMIT 1), '-infinity');
+END;
 $$;
 COMMENT ON FUNCTION queen.claim_floor(bigint, text) IS
   'Lower bound of every ready_at of a group''s cursors on a queue (-infinity when unknown).';
