@@ -94,6 +94,10 @@ RETURNS tid[]
 -- again on every acknowledgement; plpgsql keeps the plan for the session.
 LANGUAGE plpgsql
 SET enable_seqscan = off
+-- Generic plans only: their statements take arrays and ids as parameters, for which the
+-- planner prefers a custom plan, planned again on every call (most of a call's CPU); the
+-- settings above leave one generic plan, key lookups (docs/architecture.md, "Plans that stay right").
+SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
     RETURN (SELECT coalesce(array_agg(c.tid), '{}')

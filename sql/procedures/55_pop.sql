@@ -32,6 +32,10 @@ LANGUAGE plpgsql
 SET enable_seqscan = off
 SET enable_sort = off
 SET enable_bitmapscan = off
+-- Generic plans only: their statements take arrays and ids as parameters, for which the
+-- planner prefers a custom plan, planned again on every call (most of a call's CPU); the
+-- settings above leave one generic plan, key lookups (docs/architecture.md, "Plans that stay right").
+SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -47,6 +51,7 @@ DECLARE
     v_expired_end bigint;
     v_floor     timestamptz;
     v_only      bigint;  -- the one partition asked for, if any
+    v_span_top  bigint;  -- last_offset of the segment holding the span's end
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
         RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
@@ -163,11 +168,17 @@ BEGIN
         END IF;
         v_left := v_left - (v_end - v_committed);
 
+        -- The segment holding v_end bounds the scan: the index is on last_offset, and without
+        -- an upper bound it would read every segment of the backlog past the span.
+        SELECT s.last_offset INTO v_span_top FROM queen.log_segments s
+         WHERE s.partition_id = c.partition_id AND s.last_offset >= v_end
+         ORDER BY s.last_offset LIMIT 1;
         RETURN QUERY
             SELECT c.partition_id, c.name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body
               FROM queen.log_segments s
              WHERE s.partition_id = c.partition_id
                AND s.last_offset > v_committed
+               AND s.last_offset <= coalesce(v_span_top, v_end)
                AND s.first_offset <= v_end
              ORDER BY s.last_offset;
     END LOOP;
