@@ -1,0 +1,178 @@
+-- The stats snapshot (migration 15; docs/operator-routes.md, "Counts"). For a partition p
+-- and a group g with a cursor: lag = head(p) − committed; leased = the uncommitted part of a
+-- live lease span; ready = lag − leased. Per partition: total = head; pending, processing
+-- and completed are the largest ready, leased and committed over its groups (everything is
+-- ready on a partition without a cursor); deadLetter counts its dead letters. Listings read
+-- the newest complete snapshot, summed over its pages; no push, pop or ack writes here.
+
+-- queen.stats_lock_key(): the session advisory lock of a refresh in progress, on any broker.
+CREATE OR REPLACE FUNCTION queen.stats_lock_key()
+RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT x'5354'::bigint << 48 $$;
+COMMENT ON FUNCTION queen.stats_lock_key() IS
+  'Session advisory lock key held by the stats refresh in progress.';
+
+-- queen.cursor_counts(partition ids): every cursor of those partitions with its lag, leased
+-- count and dead letters (the rule above, in one place).
+CREATE OR REPLACE FUNCTION queen.cursor_counts(p_partition_ids bigint[])
+RETURNS TABLE(partition_id bigint, queue_id bigint, consumer_group text, committed bigint, head bigint,
+              lag bigint, leased bigint, live boolean, ready_at timestamptz, lease_id uuid,
+              lease_expires_at timestamptz, dead_letters bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT c.partition_id, c.queue_id, c.consumer_group, c.committed, h.last_offset,
+           greatest(h.last_offset - c.committed, 0),
+           CASE WHEN l.live THEN greatest(least(c.lease_end, h.last_offset) - c.committed, 0) ELSE 0 END,
+           l.live, c.ready_at, CASE WHEN l.live THEN c.lease_id END, CASE WHEN l.live THEN c.lease_expires_at END,
+           (SELECT count(*) FROM queen.dead_letters d
+             WHERE d.partition_id = c.partition_id AND d.consumer_group = c.consumer_group)
+      FROM unnest(p_partition_ids) AS u(id)
+      JOIN queen.log_consumers c ON c.partition_id = u.id
+     CROSS JOIN LATERAL queen.partition_head(c.partition_id) h
+     CROSS JOIN LATERAL (SELECT coalesce(c.lease_id IS NOT NULL AND c.lease_expires_at > now(), false) AS live) l
+$$;
+COMMENT ON FUNCTION queen.cursor_counts(bigint[]) IS
+  'Per cursor of the given partitions: lag, leased count, live lease and dead letters.';
+
+-- queen.partition_stats(partition ids): per partition total, pending, processing, completed
+-- and dead letters (the rule above), its newest createdAt, and the createdAt of the oldest
+-- message its slowest group has not committed (every stored message counts without a cursor).
+CREATE OR REPLACE FUNCTION queen.partition_stats(p_partition_ids bigint[])
+RETURNS TABLE(partition_id bigint, queue_id bigint, total bigint, pending bigint, processing bigint,
+              completed bigint, dead_letter bigint, newest_at timestamptz, oldest_waiting_at timestamptz)
+LANGUAGE sql STABLE
+AS $$
+    SELECT p.id, p.queue_id, h.last_offset,
+           coalesce(g.ready, h.last_offset), coalesce(g.leased, 0), coalesce(g.committed, 0),
+           (SELECT count(*) FROM queen.dead_letters d WHERE d.partition_id = p.id),
+           CASE WHEN h.last_offset > 0 THEN h.last_created_at END,
+           CASE WHEN g.partition_id IS NOT NULL THEN g.oldest
+                ELSE (SELECT s.created_at FROM queen.log_segments s WHERE s.partition_id = p.id
+                       ORDER BY s.last_offset LIMIT 1) END
+      FROM unnest(p_partition_ids) AS u(id)
+      JOIN queen.log_partitions p ON p.id = u.id
+     CROSS JOIN LATERAL queen.partition_head(p.id) h
+      LEFT JOIN LATERAL (
+        SELECT c.partition_id, max(c.lag - c.leased) AS ready, max(c.leased) AS leased,
+               max(c.committed) AS committed, min(c.ready_at) FILTER (WHERE c.lag > 0) AS oldest
+          FROM queen.cursor_counts(ARRAY[p.id]) c
+         GROUP BY c.partition_id) g ON true
+$$;
+COMMENT ON FUNCTION queen.partition_stats(bigint[]) IS
+  'Per partition: total, pending, processing, completed and dead letters, newest and oldest waiting createdAt.';
+
+-- queen.stats_page(snapshot, page, after partition id, page size): writes the queue and
+-- group rows of the next page of partitions (id order, after the given id) into a snapshot;
+-- the last partition id of the page and how many partitions it held (0: the pass is done).
+CREATE OR REPLACE FUNCTION queen.stats_page(p_snapshot_id bigint, p_page integer, p_after bigint, p_size integer)
+RETURNS TABLE(last_partition_id bigint, partitions integer)
+LANGUAGE plpgsql
+SET enable_seqscan = off
+AS $$
+DECLARE
+    v_ids bigint[];
+BEGIN
+    SELECT array_agg(pt.id ORDER BY pt.id) INTO v_ids
+      FROM (SELECT p.id FROM queen.log_partitions p WHERE p.id > p_after ORDER BY p.id LIMIT p_size) pt;
+    IF v_ids IS NULL THEN
+        RETURN QUERY SELECT p_after, 0;
+        RETURN;
+    END IF;
+    INSERT INTO queen.queue_stats (snapshot_id, page, queue_id, partitions, total, pending, processing,
+                                   completed, dead_letter, newest_at)
+    SELECT p_snapshot_id, p_page, ps.queue_id, count(*), sum(ps.total), sum(ps.pending), sum(ps.processing),
+           sum(ps.completed), sum(ps.dead_letter), max(ps.newest_at)
+      FROM queen.partition_stats(v_ids) ps
+     GROUP BY ps.queue_id;
+    INSERT INTO queen.group_stats (snapshot_id, page, queue_id, consumer_group, cursors, partitions_with_lag,
+                                   lag, ready, leased, max_lag, committed, oldest_waiting_at,
+                                   oldest_leased_at, dead_letters)
+    SELECT p_snapshot_id, p_page, c.queue_id, c.consumer_group, count(*), count(*) FILTER (WHERE c.lag > 0),
+           sum(c.lag), sum(c.lag - c.leased), sum(c.leased), max(c.lag), sum(c.committed),
+           min(c.ready_at) FILTER (WHERE c.lag > 0), min(c.ready_at) FILTER (WHERE c.leased > 0),
+           sum(c.dead_letters)
+      FROM queen.cursor_counts(v_ids) c
+     GROUP BY c.queue_id, c.consumer_group;
+    RETURN QUERY SELECT v_ids[array_length(v_ids, 1)], array_length(v_ids, 1);
+END;
+$$;
+COMMENT ON FUNCTION queen.stats_page(bigint, integer, bigint, integer) IS
+  'Writes one page of partitions (id order) into a stats snapshot; its last partition id and size.';
+
+-- queen.refresh_stats(page size): a new snapshot, one page of partitions per transaction,
+-- then every snapshot but this one and the one before it is deleted (readers of the previous
+-- one may still be reading). Holds the stats lock for the pass; when another session holds
+-- it, returns skipped = true and writes nothing. CALL it outside a transaction block.
+CREATE OR REPLACE PROCEDURE queen.refresh_stats(
+    p_page_size integer DEFAULT 10000,
+    INOUT skipped boolean DEFAULT false, INOUT snapshot_id bigint DEFAULT NULL,
+    INOUT partitions bigint DEFAULT 0, INOUT queues bigint DEFAULT 0,
+    INOUT taken_at timestamptz DEFAULT NULL, INOUT duration_ms integer DEFAULT 0)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_after bigint := 0;
+    v_page  integer := 0;
+    v_n     integer;
+    v_start timestamptz := clock_timestamp();
+BEGIN
+    IF p_page_size < 1 THEN
+        RAISE EXCEPTION 'refresh_stats: the page size must be at least 1' USING ERRCODE = '22023';
+    END IF;
+    skipped := NOT pg_try_advisory_lock(queen.stats_lock_key());
+    partitions := 0;
+    IF skipped THEN
+        RETURN;
+    END IF;
+    INSERT INTO queen.stats_snapshots (started_at) VALUES (v_start) RETURNING id INTO snapshot_id;
+    COMMIT;
+    LOOP
+        v_page := v_page + 1;
+        SELECT s.last_partition_id, s.partitions INTO v_after, v_n
+          FROM queen.stats_page(snapshot_id, v_page, v_after, p_page_size) s;
+        COMMIT;
+        EXIT WHEN v_n = 0;
+        partitions := partitions + v_n;
+    END LOOP;
+    SELECT count(*) INTO queues FROM queen.queues;
+    taken_at := clock_timestamp();
+    duration_ms := (extract(epoch FROM taken_at - v_start) * 1000)::integer;
+    UPDATE queen.stats_snapshots s
+       SET taken_at = refresh_stats.taken_at, duration_ms = refresh_stats.duration_ms,
+           partitions = refresh_stats.partitions, queues = refresh_stats.queues
+     WHERE s.id = snapshot_id;
+    DELETE FROM queen.queue_stats s WHERE s.snapshot_id < (
+        SELECT coalesce(max(p.id), 0) FROM queen.stats_snapshots p
+         WHERE p.id < refresh_stats.snapshot_id AND p.taken_at IS NOT NULL);
+    DELETE FROM queen.group_stats s WHERE s.snapshot_id < (
+        SELECT coalesce(max(p.id), 0) FROM queen.stats_snapshots p
+         WHERE p.id < refresh_stats.snapshot_id AND p.taken_at IS NOT NULL);
+    DELETE FROM queen.stats_snapshots s WHERE s.id < (
+        SELECT coalesce(max(p.id), 0) FROM queen.stats_snapshots p
+         WHERE p.id < refresh_stats.snapshot_id AND p.taken_at IS NOT NULL);
+    COMMIT;
+    PERFORM pg_advisory_unlock(queen.stats_lock_key());
+END;
+$$;
+COMMENT ON PROCEDURE queen.refresh_stats(integer, boolean, bigint, bigint, bigint, timestamptz, integer) IS
+  'Writes a new stats snapshot page by page (one transaction each) and drops the older ones.';
+
+-- queen.stats_snapshot_id(): the newest complete snapshot (NULL before the first).
+CREATE OR REPLACE FUNCTION queen.stats_snapshot_id()
+RETURNS bigint
+LANGUAGE sql STABLE
+AS $$ SELECT max(s.id) FROM queen.stats_snapshots s WHERE s.taken_at IS NOT NULL $$;
+COMMENT ON FUNCTION queen.stats_snapshot_id() IS
+  'Id of the newest complete stats snapshot, NULL before the first.';
+
+-- queen.stats_age(): seconds since the newest complete snapshot was taken, -1 before the first.
+CREATE OR REPLACE FUNCTION queen.stats_age()
+RETURNS integer
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce(floor(extract(epoch FROM now() - max(s.taken_at)))::integer, -1)
+      FROM queen.stats_snapshots s WHERE s.taken_at IS NOT NULL
+$$;
+COMMENT ON FUNCTION queen.stats_age() IS
+  'Age in seconds of the newest complete stats snapshot; -1 before the first.';
