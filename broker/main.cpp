@@ -170,7 +170,8 @@ int run() {
                         http::server_options{cfg.host, cfg.port, cfg.max_body_bytes, cfg.read_timeout,
                                              cfg.idle_timeout, std::chrono::seconds(60)});
     core::housekeeper housekeeping(executor, core::housekeeper_options{conninfo, cfg.housekeeping_interval,
-                                                                     cfg.claim_floor_interval, cfg.group_idle,
+                                                                     cfg.claim_floor_interval, cfg.stats_interval,
+                                                                     cfg.group_idle,
                                                                      cfg.partition_idle});
     server.start();
     listener.start();

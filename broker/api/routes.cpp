@@ -15,7 +15,12 @@ void register_routes(http::router& router, app::broker_context& ctx) {
     router.add(bhttp::post, "/api/v1/ack", bind(handle_ack));
     router.add(bhttp::post, "/api/v1/ack/batch", bind(handle_ack_batch));
     router.add(bhttp::post, "/api/v1/transaction", bind(handle_transaction));
+    router.add(bhttp::get, "/api/v1/resources/queues", bind(handle_list_queues));
+    router.add(bhttp::get, "/api/v1/resources/queues/:queue", bind(handle_get_queue));
     router.add(bhttp::delete_, "/api/v1/resources/queues/:queue", bind(handle_delete_queue));
+    router.add(bhttp::get, "/api/v1/resources/namespaces", bind(handle_list_namespaces));
+    router.add(bhttp::get, "/api/v1/resources/tasks", bind(handle_list_tasks));
+    router.add(bhttp::post, "/api/v1/stats/refresh", bind(handle_refresh_stats));
     router.add(bhttp::post, "/api/v1/lease/:leaseId/extend", bind(handle_extend_lease));
     router.add(bhttp::get, "/api/v1/consumer-groups", bind(handle_list_groups));
     router.add(bhttp::get, "/api/v1/consumer-groups/:group", bind(handle_get_group));

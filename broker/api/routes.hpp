@@ -34,6 +34,12 @@ boost::asio::awaitable<http::response> handle_trace_record(app::broker_context& 
 boost::asio::awaitable<http::response> handle_message_traces(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_traces_by_name(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_trace_names(app::broker_context& ctx, http::request_context& rc);
+// The operator's listings and the stats snapshot (api/resources_handler.cpp).
+boost::asio::awaitable<http::response> handle_list_queues(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_get_queue(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_list_namespaces(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_list_tasks(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_refresh_stats(app::broker_context& ctx, http::request_context& rc);
 // Maintenance and the spool (api/maintenance_handler.cpp).
 boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc);

@@ -1,6 +1,7 @@
 #include "core/housekeeper.hpp"
 
 #include "store/maintenance_store.hpp"
+#include "store/resources_store.hpp"
 
 #include "log/log.hpp"
 
@@ -37,8 +38,9 @@ asio::awaitable<void> housekeeper::run() {
     auto pool = pool_;
     std::optional<db::pooled_connection> conn;  // held while leader: the session owns the lock
     asio::steady_timer timer(executor_);
-    const auto tick = std::min(options_.interval, options_.claim_floor_interval);
+    const auto tick = std::min({options_.interval, options_.claim_floor_interval, options_.stats_interval});
     auto housekeeping_due = std::chrono::steady_clock::now() + options_.interval;
+    auto stats_due = std::chrono::steady_clock::now();  // the first tick takes a snapshot
     while (!st->stopped) {
         timer.expires_after(tick);
         boost::system::error_code ec;
@@ -54,6 +56,13 @@ asio::awaitable<void> housekeeper::run() {
             }
             const auto floors = co_await store::raise_claim_floors(*conn);
             if (floors.skipped > 0) log::debug("claim floors: {} raised, {} queues busy", floors.raised, floors.skipped);
+            if (std::chrono::steady_clock::now() >= stats_due) {
+                stats_due = std::chrono::steady_clock::now() + options_.stats_interval;
+                const auto stats = co_await store::refresh_stats(*conn);
+                if (!stats.skipped)
+                    log::debug("stats snapshot {}: {} partitions in {} ms", stats.snapshot_id, stats.partitions,
+                               stats.duration_ms);
+            }
             if (std::chrono::steady_clock::now() < housekeeping_due) continue;
             housekeeping_due = std::chrono::steady_clock::now() + options_.interval;
             const auto counts = co_await store::run_housekeeping(*conn, options_.group_idle, options_.partition_idle);
