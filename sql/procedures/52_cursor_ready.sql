@@ -33,17 +33,22 @@ $$;
 COMMENT ON FUNCTION queen.cursor_ready_at(bigint, bigint) IS
   'createdAt of the oldest message of a partition past an offset, NULL when there is none.';
 
+-- The same trigger stamps committed_at (migration 16) when committed moves: it is the one place
+-- that sees every such change, and the row version is written anyway.
 CREATE OR REPLACE FUNCTION queen.cursor_ready_trigger()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 BEGIN
     NEW.ready_at := queen.cursor_ready_at(NEW.partition_id, NEW.committed);
+    IF TG_OP = 'UPDATE' THEN
+        NEW.committed_at := now();
+    END IF;
     RETURN NEW;
 END;
 $$;
 COMMENT ON FUNCTION queen.cursor_ready_trigger() IS
-  'Keeps log_consumers.ready_at equal to the createdAt of the oldest waiting message.';
+  'Keeps log_consumers.ready_at equal to the createdAt of the oldest waiting message; stamps committed_at when committed moves.';
 
 CREATE OR REPLACE TRIGGER log_consumers_ready_on_insert
     BEFORE INSERT ON queen.log_consumers

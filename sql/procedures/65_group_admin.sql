@@ -3,14 +3,15 @@
 -- attempt counter and retry delay: an ack under the released lease is then resolved by the
 -- ack rules against the new cursor (unresolvable above it, noop/already committed below).
 --
--- queen.seek_group(queue, group, partition, to_end, at) -> (status, partitions_updated)
+-- queen.seek_group(queue, group, partition, to_end, at) -> (status, partitions_updated, newest_at)
 --   Moves the group's cursor on every partition of the queue (partition NULL) or on one
 --   partition: to the partition's last offset (to_end) or onto the last message created at
 --   or before `at` (queen.offset_at_time, inclusive) — backwards too (replay).
 --   Exactly one of to_end = true and at IS NOT NULL must be given (else SQLSTATE 22023).
 --   status: 'ok' | 'queue_not_found' | 'partition_not_found' | 'group_not_found' (the
 --   group has neither a subscription record nor a cursor on the queue). A refused call
---   changes nothing. partitions_updated counts the cursors set (moved or not).
+--   changes nothing. partitions_updated counts the cursors set (moved or not). newest_at: for
+--   one partition, the createdAt of its newest message (NULL when it has none, and for a queue).
 -- queen.delete_group(group, queue, delete_metadata) -> one row per queue touched:
 --   (queue_name, deleted_partitions, metadata_deleted). queue NULL = every queue where the
 --   group has a subscription record or a cursor. Drops the group's cursors (and leases).
@@ -29,9 +30,10 @@
 --   collation), then cursor rows FOR UPDATE in partition-id order, then subscription
 --   records in queue-name order.
 
-CREATE OR REPLACE FUNCTION queen.seek_group(
+DROP FUNCTION IF EXISTS queen.seek_group(text, text, text, boolean, timestamptz);  -- it gained newest_at
+CREATE FUNCTION queen.seek_group(
     p_queue text, p_group text, p_partition text, p_to_end boolean, p_at timestamptz)
-RETURNS TABLE(status text, partitions_updated integer)
+RETURNS TABLE(status text, partitions_updated integer, newest_at timestamptz)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -93,6 +95,10 @@ BEGIN
        AND lc.queue_id = v_queue_id AND lc.consumer_group = p_group
        AND (v_partition_id IS NULL OR lc.partition_id = v_partition_id);
     GET DIAGNOSTICS partitions_updated = ROW_COUNT;
+    IF v_partition_id IS NOT NULL THEN
+        SELECT CASE WHEN h.last_offset > 0 THEN h.last_created_at END INTO newest_at
+          FROM queen.partition_head(v_partition_id) h;
+    END IF;
     status := 'ok';
     RETURN NEXT;
 END;
