@@ -1,6 +1,8 @@
-// Consumer groups (API.md, "Consumer groups"; shapes and decisions in docs/consumer-groups.md):
-// listing and detail (queen.group_cursors), delete (queen.delete_group), seek
-// (queen.seek_group) and subscription rewrite (queen.set_group_subscription).
+// Consumer groups (API.md, "Consumer groups"; API-OPERATOR.md for the answers Queen's tools read;
+// decisions in docs/consumer-groups.md): listing (queen.list_group_summaries, from the stats
+// snapshot), lagging cursors (queen.lagging_cursors), detail (queen.group_cursors), delete
+// (queen.delete_group), seek (queen.seek_group) and subscription rewrite
+// (queen.set_group_subscription).
 #include "api/group_answers.hpp"
 #include "api/group_requests.hpp"
 #include "api/routes.hpp"
@@ -51,8 +53,9 @@ asio::awaitable<http::response> answer_delete(app::broker_context& ctx, http::re
                                               std::optional<std::string> queue) {
     const std::string& group = path_group(rc, ctx.limits);
     if (queue) check_name("queue", *queue, ctx.limits);
+    // Absent means true, as in Queen.
     const std::string* flag = rc.query_value("deleteMetadata");
-    const bool delete_metadata = flag && query_bool(*flag);
+    const bool delete_metadata = !flag || flag->empty() || query_bool(*flag);
     auto outcome = co_await delete_group(ctx, group, queue, delete_metadata);
     render::json_writer out;
     out.begin_object()
@@ -83,16 +86,21 @@ asio::awaitable<store::seek_outcome> seek(app::broker_context& ctx, const std::s
 
 // GET /api/v1/consumer-groups
 asio::awaitable<http::response> handle_list_groups(app::broker_context& ctx, http::request_context&) {
-    const std::optional<std::string> every;
-    const auto rows = co_await store::group_cursors(ctx.pool, every);
+    const auto rows = co_await store::group_summaries(ctx.pool);
     co_return http::json_text(http::bhttp::status::ok, render_group_list(rows));
 }
 
-// GET /api/v1/consumer-groups/:group
+// GET /api/v1/consumer-groups/lagging?minLagSeconds=3600
+asio::awaitable<http::response> handle_lagging_groups(app::broker_context& ctx, http::request_context& rc) {
+    const std::int64_t min_seconds = query_int(rc.query, "minLagSeconds", 3600, 0, 2147483647);
+    const auto rows = co_await store::lagging_cursors(ctx.pool, min_seconds);
+    co_return http::json_text(http::bhttp::status::ok, render_lagging(rows));
+}
+
+// GET /api/v1/consumer-groups/:group ({} when the group has no cursor)
 asio::awaitable<http::response> handle_get_group(app::broker_context& ctx, http::request_context& rc) {
     const std::optional<std::string> group = path_group(rc, ctx.limits);
     auto rows = co_await store::group_cursors(ctx.pool, group);
-    if (rows.empty()) throw not_found("Consumer group not found");
     co_return http::json_text(http::bhttp::status::ok, render_group_detail(rows));
 }
 
@@ -134,14 +142,25 @@ asio::awaitable<http::response> handle_seek_group_partition(app::broker_context&
     const std::optional<std::string> partition = rc.path_params.at(2);
     check_name("queue", queue, ctx.limits);
     check_name("partition", *partition, ctx.limits);
-    seek_request r;
-    r.to_end = true;
-    auto outcome = co_await seek(ctx, group, queue, partition, r);
+    // A group without a cursor there is not an error here: nothing is updated.
+    const store::group_seek target{group, queue, partition, true, std::nullopt};
+    auto outcome = co_await store::seek_group(ctx.pool, target);
+    if (outcome.status == store::seek_status::queue_not_found ||
+        outcome.status == store::seek_status::partition_not_found)
+        throw not_found("Partition not found");
+    if (outcome.status == store::seek_status::ok) {
+        std::vector<std::string> queues{queue};
+        ctx.notifier.queues_changed(queues);  // a released lease makes the partition claimable
+    }
+    const bool updated = outcome.partitions_updated > 0 && outcome.newest_at.has_value();
     render::json_writer out;
     out.begin_object()
         .field("success", true)
         .field("consumerGroup", group)
         .field("queueName", queue)
+        .field("partitionName", *partition)
+        .field("updated", updated)
+        .field("cursorMovedTo", core::iso_time(outcome.newest_at))
         .field("partition", *partition)
         .field("seekToEnd", true)
         .field("targetTimestamp", nullptr)
@@ -155,14 +174,12 @@ asio::awaitable<http::response> handle_set_group_subscription(app::broker_contex
     const std::string& group = path_group(rc, ctx.limits);
     const std::int64_t at = parse_subscription(rc.req.body(), ctx.limits);
     const auto res = co_await store::set_group_subscription(ctx.pool, group, at);
-    const std::int64_t updated = res.queues_updated;
-    if (updated == 0) throw not_found("Consumer group not found");
     render::json_writer out;
     out.begin_object()
         .field("success", true)
         .field("consumerGroup", group)
-        .field("subscriptionTimestamp", core::iso_time(res.subscription_at))
-        .field("queuesUpdated", updated)
+        .field("newTimestamp", core::iso_time(res.subscription_at))
+        .field("rowsUpdated", res.queues_updated)
         .end_object();
     co_return json_ok(out);
 }

@@ -3,9 +3,7 @@
 #include "core/message_id.hpp"
 #include "render/json_writer.hpp"
 
-#include <algorithm>
-#include <optional>
-#include <set>
+#include <cmath>
 
 namespace queen::api {
 
@@ -15,41 +13,25 @@ std::int64_t cursor_lag(const store::group_cursor& r) {
     return r.last_offset > r.committed ? r.last_offset - r.committed : 0;
 }
 
-// Totals over the cursors of rows [begin, end).
-struct totals {
-    std::int64_t partitions = 0;
-    std::int64_t lag = 0;
-    std::int64_t leased = 0;
-    std::set<std::string> leases;
-    std::int64_t max_time_lag = 0;
-    std::optional<std::int64_t> last_claimed_at;
-
-    totals(const std::vector<store::group_cursor>& rows, std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) add(rows[i]);
-    }
-    void add(const store::group_cursor& r) {
-        if (!r.has_cursor) return;
-        ++partitions;
-        lag += cursor_lag(r);
-        if (r.lease_id) {
-            ++leased;
-            leases.insert(*r.lease_id);
-        }
-        if (r.pending_since) max_time_lag = std::max(max_time_lag, r.pending_seconds);
-        if (r.last_claimed_at && (!last_claimed_at || *r.last_claimed_at > *last_claimed_at))
-            last_claimed_at = r.last_claimed_at;
-    }
-    // active: a lease is in flight; lagging: none is, and messages wait; idle: caught up.
-    const char* state() const { return leased > 0 ? "active" : lag > 0 ? "lagging" : "idle"; }
-};
+// Lagging: its oldest waiting message is older than lagging_after_seconds; Stable: some cursor
+// has committed (or was seeded past) a message; Dead: neither.
+const char* state_of(const store::group_summary& g) {
+    if (g.max_time_lag > lagging_after_seconds) return "Lagging";
+    return g.committed > 0 ? "Stable" : "Dead";
+}
 
 void write_partition(render::json_writer& out, const store::group_cursor& r) {
     out.begin_object()
         .field("partition", r.partition)
+        .field("workerId", r.lease_id)
+        .field("lastConsumedAt", core::iso_time(r.committed_at))
+        .field("totalConsumed", r.committed)
+        .field("offsetLag", cursor_lag(r))
+        .field("timeLagSeconds", r.pending_since ? r.pending_seconds : 0)
+        .field("leaseActive", r.lease_id.has_value())
         .field("partitionId", std::to_string(r.partition_id))
         .field("committedOffset", r.committed)
         .field("lastOffset", r.last_offset)
-        .field("lag", cursor_lag(r))
         .field("leaseId", r.lease_id)
         .field("leaseEnd", r.lease_end)
         .field("leaseExpiresAt", core::iso_time(r.lease_expires_at))
@@ -60,70 +42,71 @@ void write_partition(render::json_writer& out, const store::group_cursor& r) {
         .end_object();
 }
 
-// One queue of a group, rows [begin, end); detail: with its partitions, else their count.
-void write_queue(render::json_writer& out, const std::vector<store::group_cursor>& rows, std::size_t begin,
-                 std::size_t end, bool detail) {
-    const totals q(rows, begin, end);
-    out.begin_object()
-        .field("queueName", rows[begin].queue)
-        .field("subscriptionTimestamp", core::iso_time(rows[begin].subscription_at));
-    if (!detail) out.field("partitionCount", q.partitions);
-    out.field("lag", q.lag)
-        .field("members", q.leases.size())
-        .field("leasedPartitions", q.leased)
-        .field("maxTimeLag", q.max_time_lag)
-        .field("state", q.state());
-    if (detail) {
-        out.key("partitions").begin_array();
-        for (std::size_t i = begin; i < end; ++i)
-            if (rows[i].has_cursor) write_partition(out, rows[i]);
-        out.end_array();
-    }
-    out.end_object();
-}
-
-// One group from its rows [begin, end) (ordered by queue, partition).
-void write_group(render::json_writer& out, const std::vector<store::group_cursor>& rows, std::size_t begin,
-                 std::size_t end, bool detail) {
-    const totals all(rows, begin, end);
-    out.begin_object()
-        .field("name", rows[begin].group)
-        .field("state", all.state())
-        .field("totalLag", all.lag)
-        .field("members", all.leases.size())
-        .field("leasedPartitions", all.leased)
-        .field("partitionCount", all.partitions)
-        .field("maxTimeLag", all.max_time_lag)
-        .field("lastClaimedAt", core::iso_time(all.last_claimed_at))
-        .key("queues")
-        .begin_array();
-    for (std::size_t i = begin; i < end;) {
-        std::size_t j = i;
-        while (j < end && rows[j].queue == rows[i].queue) ++j;
-        write_queue(out, rows, i, j, detail);
-        i = j;
-    }
-    out.end_array().end_object();
-}
-
 }  // namespace
 
-std::string render_group_list(const std::vector<store::group_cursor>& rows) {
+std::string render_group_list(const std::vector<store::group_summary>& rows) {
     render::json_writer out;
     out.begin_array();
-    for (std::size_t i = 0; i < rows.size();) {
-        std::size_t j = i;
-        while (j < rows.size() && rows[j].group == rows[i].group) ++j;
-        write_group(out, rows, i, j, false);
-        i = j;
+    for (const auto& g : rows) {
+        out.begin_object()
+            .field("name", g.group)
+            .key("topics")
+            .begin_array()
+            .value(g.queue)
+            .end_array()
+            .field("queueName", g.queue)
+            .field("members", g.cursors)
+            .field("partitionsWithLag", g.partitions_with_lag)
+            .field("totalLag", g.lag)
+            .field("maxTimeLag", g.max_time_lag)
+            .field("state", state_of(g))
+            .field("subscriptionMode", g.subscription_mode)
+            .field("subscriptionTimestamp", core::iso_time(g.subscription_at))
+            .field("subscriptionCreatedAt", core::iso_time(g.registered_at))
+            .field("lagMessages", g.lag)
+            .field("lagSeconds", g.max_time_lag)
+            .end_object();
     }
     return out.end_array().take();
 }
 
 std::string render_group_detail(const std::vector<store::group_cursor>& rows) {
     render::json_writer out;
-    write_group(out, rows, 0, rows.size(), true);
-    return out.take();
+    out.begin_object();
+    for (std::size_t i = 0; i < rows.size();) {
+        std::size_t j = i;
+        while (j < rows.size() && rows[j].queue == rows[i].queue) ++j;
+        bool any = false;
+        for (std::size_t k = i; k < j; ++k) any = any || rows[k].has_cursor;
+        if (any) {
+            out.dynamic_key(rows[i].queue).begin_object().key("partitions").begin_array();
+            for (std::size_t k = i; k < j; ++k)
+                if (rows[k].has_cursor) write_partition(out, rows[k]);
+            out.end_array().end_object();
+        }
+        i = j;
+    }
+    return out.end_object().take();
+}
+
+std::string render_lagging(const std::vector<store::lagging_cursor>& rows) {
+    render::json_writer out;
+    out.begin_array();
+    for (const auto& c : rows) {
+        out.begin_object()
+            .field("consumer_group", c.group)
+            .field("queue_name", c.queue)
+            .field("partition_name", c.partition)
+            .field("partition_id", std::to_string(c.partition_id))
+            .field("worker_id", c.lease_id)
+            .field("offset_lag", c.offset_lag)
+            .field("time_lag_seconds", c.time_lag_seconds)
+            .field("lag_hours", std::round(static_cast<double>(c.time_lag_seconds) / 36.0) / 100.0)
+            .field("oldest_unconsumed_at", core::iso_time(c.oldest_unconsumed_at))
+            .field("last_consumed_at", core::iso_time(c.last_consumed_at))
+            .end_object();
+    }
+    return out.end_array().take();
 }
 
 }  // namespace queen::api

@@ -1,6 +1,6 @@
 #pragma once
-// The consumer-group answers (API.md, "Consumer groups"; shapes in docs/consumer-groups.md),
-// written from the cursors queen.group_cursors returns.
+// The consumer-group answers (API-OPERATOR.md, "Consumer groups: listings and answers"; shapes
+// and decisions in docs/consumer-groups.md).
 #include "store/groups_store.hpp"
 
 #include <string>
@@ -8,11 +8,19 @@
 
 namespace queen::api {
 
-// GET /api/v1/consumer-groups: one object per group, per-queue counts only. `rows` are
-// ordered by group, queue, partition.
-std::string render_group_list(const std::vector<store::group_cursor>& rows);
+// A (group, queue) whose oldest waiting message is older than this is "Lagging".
+inline constexpr std::int64_t lagging_after_seconds = 300;
 
-// GET /api/v1/consumer-groups/:group: the one group of `rows` (not empty), with its partitions.
+// GET /api/v1/consumer-groups: an array, one element per registered (group, queue), in the
+// order of `rows` (group, then queue).
+std::string render_group_list(const std::vector<store::group_summary>& rows);
+
+// GET /api/v1/consumer-groups/:group: an object keyed by queue name, each with the group's
+// cursors on it by partition name; {} when the group has no cursor. `rows` are ordered by
+// queue, then partition.
 std::string render_group_detail(const std::vector<store::group_cursor>& rows);
+
+// GET /api/v1/consumer-groups/lagging: a snake_case array in the order of `rows`.
+std::string render_lagging(const std::vector<store::lagging_cursor>& rows);
 
 }  // namespace queen::api

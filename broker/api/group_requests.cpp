@@ -80,6 +80,8 @@ seek_request parse_seek(std::string_view body, const limits& lim) {
 
 std::int64_t parse_subscription(std::string_view body, const limits& lim) {
     json j = object_body(body, lim);
+    // Queen's wording, which its tools show.
+    if (!present_field(j, "subscriptionTimestamp")) throw bad_request("Missing subscriptionTimestamp in request body");
     return iso_field(j, "subscriptionTimestamp");
 }
 

@@ -23,6 +23,8 @@ void register_routes(http::router& router, app::broker_context& ctx) {
     router.add(bhttp::post, "/api/v1/stats/refresh", bind(handle_refresh_stats));
     router.add(bhttp::post, "/api/v1/lease/:leaseId/extend", bind(handle_extend_lease));
     router.add(bhttp::get, "/api/v1/consumer-groups", bind(handle_list_groups));
+    // Before /:group: a group named "lagging" cannot be read by GET, as in Queen.
+    router.add(bhttp::get, "/api/v1/consumer-groups/lagging", bind(handle_lagging_groups));
     router.add(bhttp::get, "/api/v1/consumer-groups/:group", bind(handle_get_group));
     router.add(bhttp::delete_, "/api/v1/consumer-groups/:group", bind(handle_delete_group));
     router.add(bhttp::delete_, "/api/v1/consumer-groups/:group/queues/:queue", bind(handle_delete_group_queue));

@@ -20,6 +20,7 @@ boost::asio::awaitable<http::response> handle_delete_queue(app::broker_context& 
 // Lease extension and consumer groups (api/lease_handler.cpp, api/consumer_groups_handler.cpp).
 boost::asio::awaitable<http::response> handle_extend_lease(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_list_groups(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_lagging_groups(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_get_group(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_delete_group(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_delete_group_queue(app::broker_context& ctx, http::request_context& rc);

@@ -14,16 +14,22 @@ namespace asio = boost::asio;
 
 namespace {
 
-// Writes the members every trace event has, into the open object.
+// Writes the members every trace event has, into the open object: snake_case, as Queen's
+// dashboard reads them (the contract), then the camelCase aliases queenctl reads.
 void write_trace_members(render::json_writer& out, const store::trace& t) {
+    const std::string created_at = core::iso_time(t.created_at_us);
     out.field("id", t.trace_id)
-        .field("transactionId", t.transaction_id)
-        .field("partitionId", std::to_string(t.partition_id))
-        .field("consumerGroup", t.consumer_group)
-        .field("eventType", t.event_type)
+        .field("transaction_id", t.transaction_id)
+        .field("partition_id", std::to_string(t.partition_id))
+        .field("event_type", t.event_type)
         .raw_field("data", t.data_json)
-        .raw_field("traceNames", t.trace_names_json)
-        .field("createdAt", core::iso_time(t.created_at_us));
+        .field("consumer_group", t.consumer_group)
+        .field("worker_id", nullptr)
+        .field("created_at", created_at)
+        .raw_field("trace_names", t.trace_names_json)
+        .field("transactionId", t.transaction_id)
+        .field("eventType", t.event_type)
+        .field("createdAt", created_at);
 }
 
 }  // namespace
@@ -67,11 +73,16 @@ asio::awaitable<http::response> handle_traces_by_name(app::broker_context& ctx, 
     const auto page = parse_trace_page(rc.query, 100);
     const auto found = co_await store::traces_by_name(ctx.pool, name, page.limit, page.offset);
     render::json_writer out;
-    out.begin_object().field("traceName", name).key("traces").begin_array();
+    out.begin_object().field("trace_name", name).key("traces").begin_array();
     for (const auto& t : found.traces) {
         out.begin_object();
         write_trace_members(out, t.event);
-        out.field("queue", t.queue).field("partition", t.partition).end_object();
+        // message_payload: null, the payload is not at hand without decoding its segment.
+        out.field("queue_name", t.queue)
+            .field("partition_name", t.partition)
+            .field("message_payload", nullptr)
+            .field("partition", t.partition)
+            .end_object();
     }
     out.end_array();
     write_paging(out, found.total, page.limit, page.offset);
@@ -84,13 +95,17 @@ asio::awaitable<http::response> handle_trace_names(app::broker_context& ctx, htt
     const auto page = parse_trace_page(rc.query, 50);
     const auto names = co_await store::trace_names(ctx.pool, page.limit, page.offset);
     render::json_writer out;
-    out.begin_object().key("traceNames").begin_array();
+    out.begin_object().key("trace_names").begin_array();
     for (const auto& n : names.names) {
+        const std::string last_seen = core::iso_time(n.last_seen_us);
         out.begin_object()
-            .field("traceName", n.name)
-            .field("traceCount", n.trace_count)
-            .field("messageCount", n.message_count)
-            .field("lastSeen", core::iso_time(n.last_seen_us))
+            .field("trace_name", n.name)
+            .field("trace_count", n.trace_count)
+            .field("message_count", n.message_count)
+            .field("last_seen", last_seen)
+            .field("name", n.name)
+            .field("count", n.trace_count)
+            .field("lastSeen", last_seen)
             .end_object();
     }
     out.end_array();

@@ -106,16 +106,27 @@ json_writer& json_writer::end_array() {
     return *this;
 }
 
-json_writer& json_writer::key(member_name name) {
+void json_writer::begin_member() {
     if (open_.empty() || !open_.back().object) misuse("a member name outside an object");
     auto& top = open_.back();
     if (top.after_key) misuse("two member names in a row");
     if (!top.empty) out_ += ',';
     top.empty = false;
     top.after_key = true;
+}
+
+json_writer& json_writer::key(member_name name) {
+    begin_member();
     out_ += '"';
     out_ += name.text();
     out_ += "\":";
+    return *this;
+}
+
+json_writer& json_writer::dynamic_key(std::string_view name) {
+    begin_member();
+    append_string(out_, name);
+    out_ += ':';
     return *this;
 }
 

@@ -42,6 +42,8 @@ public:
     json_writer& end_array();
     // The next member's name; only inside an object.
     json_writer& key(member_name name);
+    // A member name that is data (a queue name as a key), escaped like a string value.
+    json_writer& dynamic_key(std::string_view name);
 
     json_writer& value(std::string_view s);
     json_writer& value(const std::string& s) { return value(std::string_view(s)); }
@@ -77,6 +79,7 @@ public:
     std::string take();
 
 private:
+    void begin_member();  // the comma and state checks before a member name
     json_writer& signed_value(std::int64_t n);
     json_writer& unsigned_value(std::uint64_t n);
     // Puts the separator a value needs where it goes; throws where no value may go.

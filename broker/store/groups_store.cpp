@@ -37,6 +37,7 @@ group_cursor cursor_at(const db::pg_result& res, int i) {
         r.last_claimed_at = opt_time(res, i, 12);
         r.pending_since = opt_time(res, i, 13);
         r.pending_seconds = res.int64(i, 14);
+        r.committed_at = opt_time(res, i, 15);
     }
     return r;
 }
@@ -56,13 +57,63 @@ asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, cons
     auto res = co_await pool.exec(
         "SELECT consumer_group, queue_name, subscription_at, partition_id, partition_name, committed, last_offset, "
         "lease_id, lease_end, lease_expires_at, attempts, retry_at, last_claimed_at, pending_since, "
-        "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint "
+        "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint, committed_at "
         "FROM queen.group_cursors($1)",
         params, db::result_format::binary);
     std::vector<group_cursor> rows;
     rows.reserve(static_cast<std::size_t>(res.rows()));
     for (int i = 0; i < res.rows(); ++i) rows.push_back(cursor_at(res, i));
     co_return rows;
+}
+
+asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool) {
+    auto res = co_await pool.exec(
+        "SELECT consumer_group, queue_name, cursors, partitions_with_lag, lag, oldest_waiting_at, max_time_lag, "
+        "committed, subscription_mode, subscription_at, registered_at FROM queen.list_group_summaries()",
+        {}, db::result_format::binary);
+    std::vector<group_summary> out;
+    out.reserve(static_cast<std::size_t>(res.rows()));
+    for (int i = 0; i < res.rows(); ++i) {
+        group_summary g;
+        g.group = std::string(res.text(i, 0));
+        g.queue = std::string(res.text(i, 1));
+        g.cursors = res.int64(i, 2);
+        g.partitions_with_lag = res.int64(i, 3);
+        g.lag = res.int64(i, 4);
+        g.oldest_waiting_at = opt_time(res, i, 5);
+        g.max_time_lag = res.int64(i, 6);
+        g.committed = res.int64(i, 7);
+        if (!res.is_null(i, 8)) g.subscription_mode = std::string(res.text(i, 8));
+        g.subscription_at = opt_time(res, i, 9);
+        g.registered_at = db::timestamp_us(res, i, 10);
+        out.push_back(std::move(g));
+    }
+    co_return out;
+}
+
+asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, std::int64_t min_seconds) {
+    const std::string seconds = std::to_string(min_seconds);
+    std::vector<pg_param> params{pg_param::text(seconds)};
+    auto res = co_await pool.exec(
+        "SELECT consumer_group, queue_name, partition_name, partition_id, lease_id, offset_lag, time_lag_seconds, "
+        "oldest_unconsumed_at, last_consumed_at FROM queen.lagging_cursors($1::int)",
+        params, db::result_format::binary);
+    std::vector<lagging_cursor> out;
+    out.reserve(static_cast<std::size_t>(res.rows()));
+    for (int i = 0; i < res.rows(); ++i) {
+        lagging_cursor c;
+        c.group = std::string(res.text(i, 0));
+        c.queue = std::string(res.text(i, 1));
+        c.partition = std::string(res.text(i, 2));
+        c.partition_id = res.int64(i, 3);
+        if (!res.is_null(i, 4)) c.lease_id = segment::uuid_to_string(db::uuid_bytes(res, i, 4));
+        c.offset_lag = res.int64(i, 5);
+        c.time_lag_seconds = res.int64(i, 6);
+        c.oldest_unconsumed_at = db::timestamp_us(res, i, 7);
+        c.last_consumed_at = opt_time(res, i, 8);
+        out.push_back(std::move(c));
+    }
+    co_return out;
 }
 
 asio::awaitable<std::vector<group_queue_deletion>> delete_group(db::pg_pool& pool, const std::string& group,
@@ -87,11 +138,11 @@ asio::awaitable<seek_outcome> seek_group(db::pg_pool& pool, const group_seek& se
                                  pg_param::text(seek.to_end ? "true" : "false"),
                                  seek.timestamp_us ? pg_param::text(at) : pg_param::null()};
     auto res = co_await pool.exec(
-        "SELECT status, partitions_updated FROM queen.seek_group($1, $2, $3, $4::boolean, $5::timestamptz)", params,
-        db::result_format::binary);
+        "SELECT status, partitions_updated, newest_at FROM queen.seek_group($1, $2, $3, $4::boolean, $5::timestamptz)",
+        params, db::result_format::binary);
     const seek_status status = parse_seek_status(std::string(res.text(0, 0)));
-    if (status != seek_status::ok) co_return seek_outcome{status, 0};
-    co_return seek_outcome{status, res.int64(0, 1)};
+    if (status != seek_status::ok) co_return seek_outcome{status, 0, std::nullopt};
+    co_return seek_outcome{status, res.int64(0, 1), opt_time(res, 0, 2)};
 }
 
 asio::awaitable<subscription_update> set_group_subscription(db::pg_pool& pool, const std::string& group,

@@ -30,11 +30,47 @@ struct group_cursor {
     std::optional<std::int64_t> last_claimed_at;
     std::optional<std::int64_t> pending_since;    // createdAt of the oldest message past the cursor
     std::int64_t pending_seconds = 0;             // whole seconds since pending_since, 0 without one
+    std::optional<std::int64_t> committed_at;     // when committed last moved
 };
 
 // queen.group_cursors: the group's cursors (nullopt: every group's), by group, queue, partition.
 boost::asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool,
                                                                 const std::optional<std::string>& group);
+
+// One registered (group, queue) of queen.list_group_summaries, counts from the stats snapshot.
+struct group_summary {
+    std::string group;
+    std::string queue;
+    std::int64_t cursors = 0;
+    std::int64_t partitions_with_lag = 0;
+    std::int64_t lag = 0;
+    std::optional<std::int64_t> oldest_waiting_at;  // first uncommitted message, oldest cursor
+    std::int64_t max_time_lag = 0;                  // seconds since oldest_waiting_at, 0 without one
+    std::int64_t committed = 0;                     // Σ committed offsets
+    std::optional<std::string> subscription_mode;   // all | new | timestamp; nullopt: queue mode
+    std::optional<std::int64_t> subscription_at;
+    std::int64_t registered_at = 0;
+};
+
+// queen.list_group_summaries: by group, then queue.
+boost::asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool);
+
+// One cursor of queen.lagging_cursors.
+struct lagging_cursor {
+    std::string group;
+    std::string queue;
+    std::string partition;
+    std::int64_t partition_id = 0;
+    std::optional<std::string> lease_id;  // the live lease
+    std::int64_t offset_lag = 0;
+    std::int64_t time_lag_seconds = 0;
+    std::int64_t oldest_unconsumed_at = 0;
+    std::optional<std::int64_t> last_consumed_at;
+};
+
+// queen.lagging_cursors: cursors whose first uncommitted message is older than min_seconds,
+// largest time lag first.
+boost::asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, std::int64_t min_seconds);
 
 struct group_queue_deletion {
     std::string queue;
@@ -60,7 +96,8 @@ enum class seek_status { ok, queue_not_found, partition_not_found, group_not_fou
 
 struct seek_outcome {
     seek_status status = seek_status::ok;
-    std::int64_t partitions_updated = 0;  // when ok
+    std::int64_t partitions_updated = 0;     // when ok
+    std::optional<std::int64_t> newest_at;   // a partition seek: its newest message's createdAt
 };
 
 // queen.seek_group: moves the cursors to the end or to a time and releases their leases;

@@ -121,12 +121,23 @@ protected:
         EXPECT_EQ(r.status, 200) << r.body;
         return r.status == 200 ? r.json() : json::object();
     }
-    // The listing's entry of a group (null when absent).
-    json listed(const std::string& group) {
+    // A stats snapshot now (the listing reads it); retried while the broker's own refresh runs.
+    void refresh() {
+        for (int i = 0; i < 100; ++i) {
+            auto r = c.post("/api/v1/stats/refresh", std::string("{}"));
+            ASSERT_EQ(r.status, 200) << r.body;
+            if (!r.json().value("skipped", false)) return;
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        FAIL() << "the stats refresh stayed busy";
+    }
+    // The listing's entry of a (group, queue) after a refresh (null when absent).
+    json listed(const std::string& group, const std::string& queue) {
+        refresh();
         auto r = c.get("/api/v1/consumer-groups");
         EXPECT_EQ(r.status, 200) << r.body;
         for (const auto& g : r.json())
-            if (g["name"] == group) return g;
+            if (g["name"] == group && g["queueName"] == queue) return g;
         return json();
     }
 
@@ -135,59 +146,83 @@ protected:
 
 // ---------------------------------------------------------------- listing and detail
 
-TEST_F(ConsumerGroups, ListingShowsLagLeasesAndState) {
-    const std::string q = unique_name("cg-list");
+TEST_F(ConsumerGroups, ListingHasOneEntryPerGroupAndQueueFromTheSnapshot) {
+    const std::string q = unique_name("cg-list"), q2 = unique_name("cg-list2");
     const std::string active = unique_name("cg-active"), idle = unique_name("cg-idle"),
                       lagging = unique_name("cg-lagging");
     push_payloads(c, q, "P1", {"a1", "a2", "a3"});
     push_payloads(c, q, "P2", {"b1", "b2"});
+    push_payloads(c, q2, "", {"z1"});
     EXPECT_EQ(drain(c, q, idle).size(), 5u);
+    EXPECT_EQ(drain(c, q2, idle).size(), 1u);
     auto held = pop(c, q, "batch=2&consumerGroup=" + active, "P1");
     ASSERT_EQ(held.status, 200) << held.body;
     auto one = pop(c, q, "batch=1&consumerGroup=" + lagging, "P2");
     ASSERT_EQ(one.status, 200) << one.body;
     ack_body(c, one.json(), lagging);
 
-    json a = listed(active);
+    // Never committed anything: Dead, whatever its lease.
+    json a = listed(active, q);
     ASSERT_FALSE(a.is_null());
-    EXPECT_EQ(a["state"], "active");
+    EXPECT_EQ(a["topics"], json::array({q}));
+    EXPECT_EQ(a["members"], 2) << "cursors on the queue's partitions";
+    EXPECT_EQ(a["partitionsWithLag"], 2);
     EXPECT_EQ(a["totalLag"], 5);
-    EXPECT_EQ(a["members"], 1);
-    EXPECT_EQ(a["leasedPartitions"], 1);
-    EXPECT_EQ(a["partitionCount"], 2);
     EXPECT_TRUE(a["maxTimeLag"].is_number_integer());
-    EXPECT_TRUE(is_iso_us(a["lastClaimedAt"])) << a.dump();
-    ASSERT_EQ(a["queues"].size(), 1u);
-    EXPECT_EQ(a["queues"][0]["queueName"], q);
-    EXPECT_TRUE(a["queues"][0]["subscriptionTimestamp"].is_null());
-    EXPECT_EQ(a["queues"][0]["partitionCount"], 2);
-    EXPECT_EQ(a["queues"][0]["lag"], 5);
-    EXPECT_EQ(a["queues"][0]["members"], 1);
-    EXPECT_EQ(a["queues"][0]["state"], "active");
+    EXPECT_LT(a["maxTimeLag"].get<int>(), 300);
+    EXPECT_EQ(a["state"], "Dead");
+    EXPECT_EQ(a["subscriptionMode"], "all");
+    EXPECT_TRUE(a["subscriptionTimestamp"].is_null());
+    EXPECT_TRUE(is_iso_us(a["subscriptionCreatedAt"])) << a.dump();
 
-    json i = listed(idle);
+    // Caught up on both queues: one entry each, Stable.
+    json i = listed(idle, q);
     ASSERT_FALSE(i.is_null());
-    EXPECT_EQ(i["state"], "idle");
+    EXPECT_EQ(i["state"], "Stable");
     EXPECT_EQ(i["totalLag"], 0);
-    EXPECT_EQ(i["members"], 0);
+    EXPECT_EQ(i["partitionsWithLag"], 0);
     EXPECT_EQ(i["maxTimeLag"], 0);
+    json i2 = listed(idle, q2);
+    ASSERT_FALSE(i2.is_null());
+    EXPECT_EQ(i2["members"], 1);
 
-    json l = listed(lagging);
+    json l = listed(lagging, q);
     ASSERT_FALSE(l.is_null());
-    EXPECT_EQ(l["state"], "lagging");
+    EXPECT_EQ(l["state"], "Stable");
     EXPECT_EQ(l["totalLag"], 4);
-    EXPECT_EQ(l["members"], 0);
+    EXPECT_EQ(l["partitionsWithLag"], 2);
 
-    // Queue mode is listed under its reserved name once it has popped.
+    // Its oldest waiting message ten minutes old: Lagging, and maxTimeLag says by how much.
+    cluster().run_sql("UPDATE queen.log_consumers c SET ready_at = now() - interval '10 minutes' FROM queen.queues q "
+                      "WHERE q.id = c.queue_id AND q.name = " + quote(q) + " AND c.consumer_group = " + quote(lagging) +
+                      " AND c.ready_at IS NOT NULL");
+    l = listed(lagging, q);
+    EXPECT_EQ(l["state"], "Lagging");
+    EXPECT_GE(l["maxTimeLag"].get<int>(), 600);
+
+    // Queue mode is listed under its reserved name, with no subscription mode.
     EXPECT_EQ(pop(c, q, "batch=1").status, 200);
-    json qm = listed("__QUEUE_MODE__");
+    json qm = listed("__QUEUE_MODE__", q);
     ASSERT_FALSE(qm.is_null());
-    bool found = false;
-    for (const auto& e : qm["queues"]) found = found || e["queueName"] == q;
-    EXPECT_TRUE(found) << qm.dump();
+    EXPECT_TRUE(qm["subscriptionMode"].is_null());
+
+    // A group subscribed from now.
+    const std::string fresh = unique_name("cg-new");
+    EXPECT_EQ(pop(c, q2, "consumerGroup=" + fresh + "&subscriptionMode=new").status, 204);
+    json f = listed(fresh, q2);
+    EXPECT_EQ(f["subscriptionMode"], "new");
+    EXPECT_TRUE(is_iso_us(f["subscriptionTimestamp"]));
+
+    // Sorted by group, then queue.
+    auto all = c.get("/api/v1/consumer-groups").json();
+    for (std::size_t k = 1; k < all.size(); ++k) {
+        const auto prev = std::make_pair(all[k - 1]["name"].get<std::string>(), all[k - 1]["queueName"].get<std::string>());
+        const auto cur = std::make_pair(all[k]["name"].get<std::string>(), all[k]["queueName"].get<std::string>());
+        EXPECT_LT(prev, cur);
+    }
 }
 
-TEST_F(ConsumerGroups, DetailShowsEveryPartitionAndUnknownGroupIs404) {
+TEST_F(ConsumerGroups, DetailIsKeyedByQueueAndAnUnknownGroupIsEmpty) {
     const std::string q = unique_name("cg-detail"), g = unique_name("cg-detail-group");
     push_payloads(c, q, "P1", {"a1", "a2", "a3"});
     push_payloads(c, q, "P2", {"b1", "b2"});
@@ -196,17 +231,19 @@ TEST_F(ConsumerGroups, DetailShowsEveryPartitionAndUnknownGroupIs404) {
     const std::string lease = held.json()["leaseId"];
 
     json d = detail(g);
-    EXPECT_EQ(d["name"], g);
-    EXPECT_EQ(d["state"], "active");
-    EXPECT_EQ(d["totalLag"], 5);
-    ASSERT_EQ(d["queues"].size(), 1u);
-    const json& parts = d["queues"][0]["partitions"];
+    ASSERT_EQ(d.size(), 1u) << d.dump();
+    const json& parts = d[q]["partitions"];
     ASSERT_EQ(parts.size(), 2u) << d.dump();
     EXPECT_EQ(parts[0]["partition"], "P1");
+    EXPECT_EQ(parts[0]["workerId"], lease);
+    EXPECT_EQ(parts[0]["leaseActive"], true);
+    EXPECT_EQ(parts[0]["totalConsumed"], 0);
+    EXPECT_EQ(parts[0]["offsetLag"], 3);
+    EXPECT_TRUE(parts[0]["timeLagSeconds"].is_number_integer());
+    EXPECT_TRUE(parts[0]["lastConsumedAt"].is_null()) << "nothing committed yet";
     EXPECT_EQ(parts[0]["partitionId"], held.json()["partitionId"]);
     EXPECT_EQ(parts[0]["committedOffset"], 0);
     EXPECT_EQ(parts[0]["lastOffset"], 3);
-    EXPECT_EQ(parts[0]["lag"], 3);
     EXPECT_EQ(parts[0]["leaseId"], lease);
     EXPECT_EQ(parts[0]["leaseEnd"], 2);
     EXPECT_TRUE(is_iso_us(parts[0]["leaseExpiresAt"]));
@@ -214,16 +251,73 @@ TEST_F(ConsumerGroups, DetailShowsEveryPartitionAndUnknownGroupIs404) {
     EXPECT_TRUE(parts[0]["retryAt"].is_null());
     EXPECT_TRUE(is_iso_us(parts[0]["oldestPendingAt"]));
     EXPECT_EQ(parts[1]["partition"], "P2");
-    EXPECT_EQ(parts[1]["committedOffset"], 0);
-    EXPECT_EQ(parts[1]["lastOffset"], 2);
-    EXPECT_TRUE(parts[1]["leaseId"].is_null());
-    EXPECT_TRUE(parts[1]["leaseExpiresAt"].is_null());
+    EXPECT_EQ(parts[1]["workerId"], nullptr);
+    EXPECT_EQ(parts[1]["leaseActive"], false);
+    EXPECT_EQ(parts[1]["offsetLag"], 2);
     EXPECT_TRUE(parts[1]["lastClaimedAt"].is_null());
 
+    // An acknowledgement moves the cursor: lastConsumedAt and totalConsumed follow.
+    ack_body(c, held.json(), g);
+    d = detail(g);
+    EXPECT_EQ(d[q]["partitions"][0]["totalConsumed"], 2);
+    EXPECT_EQ(d[q]["partitions"][0]["offsetLag"], 1);
+    EXPECT_TRUE(is_iso_us(d[q]["partitions"][0]["lastConsumedAt"])) << d.dump();
+    EXPECT_EQ(d[q]["partitions"][0]["leaseActive"], false);
+
     auto missing = c.get("/api/v1/consumer-groups/" + url_encode(unique_name("cg-nobody")));
-    EXPECT_EQ(missing.status, 404);
-    EXPECT_EQ(missing.json(), json::parse(R"({"error":"Consumer group not found"})"));
+    EXPECT_EQ(missing.status, 200);
+    EXPECT_EQ(missing.json(), json::object());
     EXPECT_EQ(c.get("/api/v1/consumer-groups/" + url_encode(g) + "/queues/" + url_encode(q)).status, 405);
+}
+
+TEST_F(ConsumerGroups, LaggingListsCursorsWhoseOldestWaitingMessageIsOlderThanTheBound) {
+    const std::string q = unique_name("cg-lag"), g = unique_name("cg-lag-group");
+    push_payloads(c, q, "P1", {"a1", "a2", "a3"});
+    push_payloads(c, q, "P2", {"b1"});
+    push_payloads(c, q, "P3", {"c1"});
+    auto held = pop(c, q, "batch=1&consumerGroup=" + g, "P1");
+    ASSERT_EQ(held.status, 200) << held.body;
+    auto p3 = pop(c, q, "batch=10&consumerGroup=" + g, "P3");
+    ASSERT_EQ(p3.status, 200) << p3.body;
+    ack_body(c, p3.json(), g);
+    // P1 two hours behind, P2 ninety minutes; P3 caught up.
+    const std::string where = " FROM queen.log_partitions p WHERE p.id = c.partition_id AND c.consumer_group = " +
+                              quote(g) + " AND p.name = ";
+    cluster().run_sql("UPDATE queen.log_consumers c SET ready_at = now() - interval '2 hours'" + where + "'P1'");
+    cluster().run_sql("UPDATE queen.log_consumers c SET ready_at = now() - interval '90 minutes'" + where + "'P2'");
+
+    auto mine = [&](const json& rows) {
+        json out = json::array();
+        for (const auto& r : rows)
+            if (r["consumer_group"] == g) out.push_back(r);
+        return out;
+    };
+    auto r = c.get("/api/v1/consumer-groups/lagging");  // default: an hour
+    ASSERT_EQ(r.status, 200) << r.body;
+    json rows = mine(r.json());
+    ASSERT_EQ(rows.size(), 2u) << r.body;
+    EXPECT_EQ(rows[0]["partition_name"], "P1") << "largest lag first";
+    EXPECT_EQ(rows[0]["queue_name"], q);
+    EXPECT_EQ(rows[0]["partition_id"], held.json()["partitionId"]);
+    EXPECT_EQ(rows[0]["worker_id"], held.json()["leaseId"]);
+    EXPECT_EQ(rows[0]["offset_lag"], 3);
+    EXPECT_GE(rows[0]["time_lag_seconds"].get<int>(), 7200);
+    EXPECT_LT(rows[0]["time_lag_seconds"].get<int>(), 7300);
+    EXPECT_DOUBLE_EQ(rows[0]["lag_hours"].get<double>(),
+                     std::round(rows[0]["time_lag_seconds"].get<double>() / 36.0) / 100.0);
+    EXPECT_TRUE(is_iso_us(rows[0]["oldest_unconsumed_at"]));
+    EXPECT_TRUE(rows[0].contains("last_consumed_at"));
+    EXPECT_EQ(rows[1]["partition_name"], "P2");
+    EXPECT_EQ(rows[1]["worker_id"], nullptr);
+
+    EXPECT_EQ(mine(c.get("/api/v1/consumer-groups/lagging?minLagSeconds=6000").json()).size(), 1u);
+    EXPECT_EQ(mine(c.get("/api/v1/consumer-groups/lagging?minLagSeconds=0").json()).size(), 2u)
+        << "a caught-up cursor is never lagging";
+    for (const char* bad : {"abc", "-1", "1.5"}) {
+        auto b = c.get(std::string("/api/v1/consumer-groups/lagging?minLagSeconds=") + bad);
+        EXPECT_EQ(b.status, 400) << bad;
+        EXPECT_NE(b.json()["error"].get<std::string>().find("minLagSeconds"), std::string::npos) << b.body;
+    }
 }
 
 // ---------------------------------------------------------------- seek
@@ -324,13 +418,13 @@ TEST_F(ConsumerGroups, SeekResetsAttemptsAndRetryDelay) {
     EXPECT_EQ(nack["success"], true) << nack.dump();
     EXPECT_EQ(pop(c, q, group_query(g)).status, 204);  // retry delay
     EXPECT_EQ(cursors(q, g), "Default=0/attempts/retry");
-    json part = detail(g)["queues"][0]["partitions"][0];
+    json part = detail(g)[q]["partitions"][0];
     EXPECT_EQ(part["attempts"], 1);
     EXPECT_TRUE(is_iso_us(part["retryAt"]));
 
     ASSERT_EQ(seek(g, q, R"({"timestamp":"2000-01-01T00:00:00Z"})").status, 200);
     EXPECT_EQ(cursors(q, g), "Default=0");
-    part = detail(g)["queues"][0]["partitions"][0];
+    part = detail(g)[q]["partitions"][0];
     EXPECT_EQ(part["attempts"], 0);
     EXPECT_TRUE(part["retryAt"].is_null());
     EXPECT_EQ(drain(c, q, g), (names{"m1", "m2"}));
@@ -361,8 +455,10 @@ TEST_F(ConsumerGroups, RefusedSeeksAre400Or404AndChangeNothing) {
     auto no_partition = seek_partition(g, q, "Nope");
     EXPECT_EQ(no_partition.status, 404);
     EXPECT_EQ(no_partition.json(), json::parse(R"({"error":"Partition not found"})"));
-    EXPECT_EQ(seek_partition(unique_name("cg-nobody"), q, "Default").json(),
-              json::parse(R"({"error":"Consumer group not found"})"));
+    auto nobody = seek_partition(unique_name("cg-nobody"), q, "Default");
+    EXPECT_EQ(nobody.status, 200) << nobody.body;
+    EXPECT_EQ(nobody.json()["updated"], false);
+    EXPECT_EQ(nobody.json()["cursorMovedTo"], nullptr);
 
     EXPECT_EQ(cursors(q, g), before);
     // The lease survived every refused call: the consumer's ack still commits.
@@ -379,9 +475,21 @@ TEST_F(ConsumerGroups, PartitionSeekMovesOnlyThatPartitionToItsEnd) {
     ASSERT_EQ(held.status, 200) << held.body;
     auto r = seek_partition(g, q, "P1");
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_EQ(r.json(), (json{{"success", true}, {"consumerGroup", g}, {"queueName", q}, {"partition", "P1"},
-                              {"seekToEnd", true}, {"targetTimestamp", nullptr}, {"partitionsUpdated", 1}}));
+    const json moved = r.json();
+    EXPECT_EQ(moved["success"], true);
+    EXPECT_EQ(moved["consumerGroup"], g);
+    EXPECT_EQ(moved["queueName"], q);
+    EXPECT_EQ(moved["partitionName"], "P1");
+    EXPECT_EQ(moved["updated"], true);
+    EXPECT_TRUE(is_iso_us(moved["cursorMovedTo"])) << moved.dump();
+    EXPECT_EQ(moved["partitionsUpdated"], 1);
     EXPECT_EQ(cursors(q, g), "P1=2,P2=0");
+    // An empty partition: nothing to move to.
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", q}}).status, 200);
+    auto empty = seek_partition(g, q, "Default");
+    ASSERT_EQ(empty.status, 200) << empty.body;
+    EXPECT_EQ(empty.json()["updated"], false);
+    EXPECT_EQ(empty.json()["cursorMovedTo"], nullptr);
     EXPECT_EQ(drain(c, q, g), names{"b1"});
     push_payloads(c, q, "P1", {"a3"});
     EXPECT_EQ(drain(c, q, g), names{"a3"});
@@ -397,7 +505,7 @@ TEST_F(ConsumerGroups, DeleteOnOneQueueRestartsItFromTheBeginning) {
     EXPECT_EQ(drain(c, q1, g).size(), 4u);
     EXPECT_EQ(drain(c, q2, g).size(), 1u);
 
-    auto r = del(g, q1);
+    auto r = del(g, q1, "deleteMetadata=false");
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.json(), (json{{"success", true}, {"consumerGroup", g}, {"deletedPartitions", 2},
                               {"metadataDeleted", false}, {"queueName", q1}}));
@@ -414,20 +522,20 @@ TEST_F(ConsumerGroups, DeleteKeepsTheRecordedStartUnlessMetadataIsDeleted) {
     push_payloads(c, q, "", {"new1", "new2"});
     EXPECT_EQ(drain(c, q, g), (names{"new1", "new2"}));
 
-    // Without deleteMetadata: the start stays; the group consumes again from it.
-    auto r = del(g);
+    // With deleteMetadata=false: the start stays; the group consumes again from it.
+    auto r = del(g, "", "deleteMetadata=false");
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.json(), (json{{"success", true}, {"consumerGroup", g}, {"deletedPartitions", 1},
                               {"metadataDeleted", false}}));
     EXPECT_EQ(subscription_of(q, g), start);
     EXPECT_EQ(drain(c, q, g), (names{"new1", "new2"}));
 
-    // With it: the group is forgotten; its next pop records a new start.
-    r = del(g, "", "deleteMetadata=true");
+    // Without the parameter (as with true): the group is forgotten; its next pop records a new start.
+    r = del(g);
     ASSERT_EQ(r.status, 200) << r.body;
     EXPECT_EQ(r.json(), (json{{"success", true}, {"consumerGroup", g}, {"deletedPartitions", 1},
                               {"metadataDeleted", true}}));
-    EXPECT_EQ(c.get("/api/v1/consumer-groups/" + url_encode(g)).status, 404);
+    EXPECT_EQ(detail(g), json::object());
     EXPECT_EQ(cursors(q, g), "");
     EXPECT_EQ(pop(c, q, group_query(g, "subscriptionMode=new")).status, 204);
     push_payloads(c, q, "", {"new3"});
@@ -489,26 +597,25 @@ TEST_F(ConsumerGroups, SubscriptionRewriteIsUsedWhenTheGroupRestarts) {
 
     auto r = subscription(g, json{{"subscriptionTimestamp", t}}.dump());
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_EQ(r.json(), (json{{"success", true}, {"consumerGroup", g}, {"subscriptionTimestamp", t},
-                              {"queuesUpdated", 2}}));
+    EXPECT_EQ(r.json(), (json{{"success", true}, {"consumerGroup", g}, {"newTimestamp", t}, {"rowsUpdated", 2}}));
     EXPECT_EQ(subscription_of(q, g), t);
     EXPECT_EQ(subscription_of(q2, g), t);
-    EXPECT_EQ(detail(g)["queues"][0]["subscriptionTimestamp"], t);
+    EXPECT_EQ(listed(g, q)["subscriptionTimestamp"], t);
     EXPECT_EQ(pop(c, q, group_query(g)).status, 204);  // cursors do not move
 
-    ASSERT_EQ(del(g, q).status, 200);
+    ASSERT_EQ(del(g, q, "deleteMetadata=false").status, 200);
     EXPECT_EQ(drain(c, q, g), (names{"b1", "b2"}));
-    ASSERT_EQ(del(g, q2).status, 200);
+    ASSERT_EQ(del(g, q2, "deleteMetadata=false").status, 200);
     EXPECT_EQ(drain(c, q2, g), (names{"y2"}));
 
     // A start in the future is taken as now.
     r = subscription(g, R"({"subscriptionTimestamp":"2999-01-01T00:00:00Z"})");
     ASSERT_EQ(r.status, 200) << r.body;
-    EXPECT_LT(r.json()["subscriptionTimestamp"].get<std::string>(), "2999");
-    EXPECT_GE(r.json()["subscriptionTimestamp"].get<std::string>(), t);
+    EXPECT_LT(r.json()["newTimestamp"].get<std::string>(), "2999");
+    EXPECT_GE(r.json()["newTimestamp"].get<std::string>(), t);
 }
 
-TEST_F(ConsumerGroups, RefusedSubscriptionRewritesAre400Or404AndChangeNothing) {
+TEST_F(ConsumerGroups, RefusedSubscriptionRewritesAre400AndChangeNothing) {
     const std::string q = unique_name("cg-sub-bad"), g = unique_name("cg-g");
     push_payloads(c, q, "", {"m1"});
     EXPECT_EQ(drain(c, q, g).size(), 1u);
@@ -521,9 +628,13 @@ TEST_F(ConsumerGroups, RefusedSubscriptionRewritesAre400Or404AndChangeNothing) {
         EXPECT_EQ(r.status, 400) << "body '" << body << "': " << r.body;
         EXPECT_TRUE(r.json()["error"].is_string()) << r.body;
     }
-    auto unknown = subscription(unique_name("cg-nobody"), R"({"subscriptionTimestamp":"2026-01-01T00:00:00Z"})");
-    EXPECT_EQ(unknown.status, 404);
-    EXPECT_EQ(unknown.json(), json::parse(R"({"error":"Consumer group not found"})"));
+    EXPECT_EQ(subscription(g, "{}").json(), json::parse(R"({"error":"Missing subscriptionTimestamp in request body"})"));
+    // An unknown group: nothing to rewrite, which is not an error.
+    const std::string nobody = unique_name("cg-nobody");
+    auto unknown = subscription(nobody, R"({"subscriptionTimestamp":"2026-01-01T00:00:00Z"})");
+    EXPECT_EQ(unknown.status, 200) << unknown.body;
+    EXPECT_EQ(unknown.json()["rowsUpdated"], 0);
+    EXPECT_EQ(unknown.json()["consumerGroup"], nobody);
     EXPECT_EQ(subscription_of(q, g), before);
 }
 

@@ -56,22 +56,28 @@ TEST_F(Traces, RecordedTracesAreListedPerMessageInTimeOrder) {
     auto traces = traces_of(m);
     ASSERT_EQ(traces.size(), 3u) << traces.dump();
     EXPECT_EQ(traces[0]["id"], b1["traceId"]);
-    EXPECT_EQ(traces[0]["transactionId"], m["transactionId"]);
-    EXPECT_EQ(traces[0]["partitionId"], m["partitionId"]);
-    EXPECT_EQ(traces[0]["consumerGroup"], "__QUEUE_MODE__");
-    EXPECT_EQ(traces[0]["eventType"], "info");
+    // snake_case, as Queen's dashboard reads them.
+    EXPECT_EQ(traces[0]["transaction_id"], m["transactionId"]);
+    EXPECT_EQ(traces[0]["partition_id"], m["partitionId"]);
+    EXPECT_EQ(traces[0]["consumer_group"], "__QUEUE_MODE__");
+    EXPECT_EQ(traces[0]["event_type"], "info");
     EXPECT_EQ(traces[0]["data"], (json{{"step", 1}}));
-    EXPECT_EQ(traces[0]["traceNames"], json::array());
-    EXPECT_EQ(traces[1]["consumerGroup"], "workers");
-    EXPECT_EQ(traces[1]["eventType"], "processing");
+    EXPECT_EQ(traces[0]["trace_names"], json::array());
+    EXPECT_EQ(traces[0]["worker_id"], nullptr);
+    EXPECT_EQ(traces[1]["consumer_group"], "workers");
+    EXPECT_EQ(traces[1]["event_type"], "processing");
     EXPECT_EQ(traces[1]["data"], "text data");
-    EXPECT_EQ(traces[1]["traceNames"], json::array({"order-1", "tenant-a"}));
+    EXPECT_EQ(traces[1]["trace_names"], json::array({"order-1", "tenant-a"}));
     EXPECT_TRUE(traces[2]["data"].is_null());
     for (std::size_t i = 0; i < traces.size(); ++i) {
-        ASSERT_TRUE(traces[i]["createdAt"].is_string());
-        EXPECT_EQ(traces[i]["createdAt"].get<std::string>().size(), 27u);
+        ASSERT_TRUE(traces[i]["created_at"].is_string());
+        EXPECT_EQ(traces[i]["created_at"].get<std::string>().size(), 27u);
+        // The camelCase aliases queenctl reads.
+        EXPECT_EQ(traces[i]["createdAt"], traces[i]["created_at"]);
+        EXPECT_EQ(traces[i]["eventType"], traces[i]["event_type"]);
+        EXPECT_EQ(traces[i]["transactionId"], traces[i]["transaction_id"]);
         if (i) {
-            EXPECT_LE(traces[i - 1]["createdAt"].get<std::string>(), traces[i]["createdAt"].get<std::string>());
+            EXPECT_LE(traces[i - 1]["created_at"].get<std::string>(), traces[i]["created_at"].get<std::string>());
         }
     }
     // The other message has none; an unknown message or partition neither.
@@ -137,17 +143,20 @@ TEST_F(Traces, ListingByNameInTimeOrderWithPagingAndTotal) {
     auto r = c.get("/api/v1/traces/by-name/" + url_encode(name));
     ASSERT_EQ(r.status, 200) << r.body;
     auto body = r.json();
-    EXPECT_EQ(body["traceName"], name);
+    EXPECT_EQ(body["trace_name"], name);
     EXPECT_EQ(body["total"], 3);
     EXPECT_EQ(body["pagination"], (json{{"limit", 100}, {"offset", 0}}));
     ASSERT_EQ(body["traces"].size(), 3u);
     for (int i = 0; i < 3; ++i) {
         EXPECT_EQ(body["traces"][i]["data"]["step"], i + 1);
-        EXPECT_EQ(body["traces"][i]["queue"], queue);
+        EXPECT_EQ(body["traces"][i]["queue_name"], queue);
+        EXPECT_EQ(body["traces"][i]["partition_name"], "Default");
         EXPECT_EQ(body["traces"][i]["partition"], "Default");
-        EXPECT_EQ(body["traces"][i]["traceNames"], json::array({name}));
+        EXPECT_EQ(body["traces"][i]["trace_names"], json::array({name}));
+        EXPECT_EQ(body["traces"][i]["message_payload"], nullptr);
+        EXPECT_TRUE(body["traces"][i]["id"].is_string());
     }
-    EXPECT_EQ(body["traces"][1]["transactionId"], msgs[1]["transactionId"]);
+    EXPECT_EQ(body["traces"][1]["transaction_id"], msgs[1]["transactionId"]);
 
     auto page = c.get("/api/v1/traces/by-name/" + url_encode(name) + "?limit=1&offset=1").json();
     ASSERT_EQ(page["traces"].size(), 1u);
@@ -167,12 +176,15 @@ TEST_F(Traces, ListingByNameInTimeOrderWithPagingAndTotal) {
     auto nb = names.json();
     EXPECT_GE(nb["total"].get<int>(), 2);
     bool found = false;
-    for (const auto& n : nb["traceNames"]) {
-        if (n["traceName"] != name) continue;
+    for (const auto& n : nb["trace_names"]) {
+        if (n["trace_name"] != name) continue;
         found = true;
-        EXPECT_EQ(n["traceCount"], 3);
-        EXPECT_EQ(n["messageCount"], 2);
-        EXPECT_TRUE(n["lastSeen"].is_string());
+        EXPECT_EQ(n["trace_count"], 3);
+        EXPECT_EQ(n["message_count"], 2);
+        EXPECT_TRUE(n["last_seen"].is_string());
+        EXPECT_EQ(n["name"], name);
+        EXPECT_EQ(n["count"], 3);
+        EXPECT_EQ(n["lastSeen"], n["last_seen"]);
     }
     EXPECT_TRUE(found) << nb.dump();
     EXPECT_EQ(c.get("/api/v1/traces/names?limit=0").status, 400);

@@ -96,3 +96,16 @@ TEST(JsonWriter, RefusesClosingWhatIsNotOpen) {
 
 // Member names are checked when the broker is compiled: `field("a\"b", 1)` does not compile.
 static_assert(queen::render::member_name("leaseId").text() == "leaseId");
+
+TEST(JsonWriter, DynamicKeysAreEscapedLikeStrings) {
+    json_writer w;
+    w.begin_object().dynamic_key("orders \"eu\"\n").begin_object().field("n", 1).end_object();
+    w.dynamic_key("b").value(2).end_object();
+    const std::string text = w.take();
+    EXPECT_EQ(text, "{\"orders \\\"eu\\\"\\n\":{\"n\":1},\"b\":2}");
+    const auto parsed = nlohmann::json::parse(text);
+    EXPECT_EQ(parsed["orders \"eu\"\n"]["n"], 1);
+    json_writer bad;
+    bad.begin_array();
+    EXPECT_THROW(bad.dynamic_key("x"), std::logic_error);
+}
