@@ -76,7 +76,7 @@ SELECT partition_name, committed, lease_id IS NULL AS free FROM queen.group_curs
 SELECT success, error FROM queen.ack('rg_g', ARRAY[:p2]::bigint[], ARRAY['b1'], ARRAY[1]::bigint[],
     ARRAY[NULL]::uuid[], ARRAY['completed'], ARRAY[NULL]);
 -- one partition to its end
-SELECT * FROM queen.seek_group('rg_q', 'rg_g', 'P2', true, NULL);
+SELECT status, partitions_updated, newest_at IS NOT NULL AS has_newest FROM queen.seek_group('rg_q', 'rg_g', 'P2', true, NULL);
 SELECT partition_name, committed FROM queen.group_cursors('rg_g');
 -- refusals: unknown queue, partition, group; both or neither target
 SELECT * FROM queen.seek_group('rg_none', 'rg_g', NULL, true, NULL);
