@@ -1,49 +1,100 @@
 #include "api/routes.hpp"
 
+#include "api/openapi.hpp"
+#include "api/route_table.hpp"
+#include "http/responses.hpp"
+
+#include <array>
+
 namespace queen::api {
 
+namespace {
+
+using bhttp = http::bhttp::verb;
+using enum access_level;
+
+// GET /api/v1/openapi.json: the document of the table below.
+boost::asio::awaitable<http::response> handle_openapi(app::broker_context&, http::request_context&) {
+    co_return http::json_text(http::bhttp::status::ok, openapi_document(route_table(), QUEEN_VERSION));
+}
+
+// Levels as API-OPERATOR.md "Access per route" lists them; a route it does not list needs
+// read-write. Literal routes come before the patterns that would also match them.
+const std::array routes{
+    route_spec{bhttp::get, "/health", handle_health, anyone, "Health of the broker and its database"},
+    route_spec{bhttp::get, "/api/v1/openapi.json", handle_openapi, anyone, "This document"},
+    route_spec{bhttp::post, "/api/v1/configure", handle_configure, read_write, "Create or reconfigure a queue"},
+    route_spec{bhttp::post, "/api/v1/push", handle_push, read_write, "Push messages"},
+    route_spec{bhttp::get, "/api/v1/pop/queue/:queue", handle_pop, read_write, "Pop from any partition of a queue"},
+    route_spec{bhttp::get, "/api/v1/pop/queue/:queue/partition/:partition", handle_pop, read_write,
+               "Pop from one partition"},
+    route_spec{bhttp::post, "/api/v1/ack", handle_ack, read_write, "Acknowledge one message"},
+    route_spec{bhttp::post, "/api/v1/ack/batch", handle_ack_batch, read_write, "Acknowledge several messages"},
+    route_spec{bhttp::post, "/api/v1/transaction", handle_transaction, read_write,
+               "Pushes and acknowledgements in one transaction"},
+    route_spec{bhttp::get, "/api/v1/resources/queues", handle_list_queues, read_only,
+               "Queues with their counts (stats snapshot)"},
+    route_spec{bhttp::get, "/api/v1/resources/queues/:queue", handle_get_queue, read_only,
+               "A queue and its partitions, counted now"},
+    route_spec{bhttp::delete_, "/api/v1/resources/queues/:queue", handle_delete_queue, admin,
+               "Delete a queue and everything it stores"},
+    route_spec{bhttp::get, "/api/v1/resources/namespaces", handle_list_namespaces, read_only,
+               "Namespaces with their counts"},
+    route_spec{bhttp::get, "/api/v1/resources/tasks", handle_list_tasks, read_only, "Tasks with their counts"},
+    route_spec{bhttp::post, "/api/v1/stats/refresh", handle_refresh_stats, admin, "Refresh the stats snapshot now"},
+    route_spec{bhttp::post, "/api/v1/lease/:leaseId/extend", handle_extend_lease, read_write, "Extend a lease"},
+    route_spec{bhttp::get, "/api/v1/consumer-groups", handle_list_groups, read_only,
+               "Consumer groups, one element per (group, queue)"},
+    route_spec{bhttp::get, "/api/v1/consumer-groups/lagging", handle_lagging_groups, read_only,
+               "Cursors whose oldest waiting message is older than minLagSeconds"},
+    route_spec{bhttp::get, "/api/v1/consumer-groups/:group", handle_get_group, read_only,
+               "A group's cursors, keyed by queue"},
+    route_spec{bhttp::delete_, "/api/v1/consumer-groups/:group", handle_delete_group, admin,
+               "Delete a group on every queue"},
+    route_spec{bhttp::delete_, "/api/v1/consumer-groups/:group/queues/:queue", handle_delete_group_queue, admin,
+               "Delete a group on one queue"},
+    route_spec{bhttp::post, "/api/v1/consumer-groups/:group/queues/:queue/seek", handle_seek_group, read_write,
+               "Seek a group's cursors on a queue to the end or to a time"},
+    route_spec{bhttp::post, "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek",
+               handle_seek_group_partition, read_write, "Seek a group's cursor on one partition to its end"},
+    route_spec{bhttp::post, "/api/v1/consumer-groups/:group/subscription", handle_set_group_subscription,
+               read_write, "Rewrite a group's subscription start"},
+    route_spec{bhttp::get, "/api/v1/dlq", handle_dlq_list, read_only, "Dead letters"},
+    route_spec{bhttp::delete_, "/api/v1/dlq", handle_dlq_purge, admin, "Purge dead letters"},
+    route_spec{bhttp::post, "/api/v1/dlq/requeue", handle_dlq_requeue, read_write, "Requeue dead letters"},
+    route_spec{bhttp::post, "/api/v1/traces", handle_trace_record, read_write, "Record a trace event"},
+    route_spec{bhttp::get, "/api/v1/traces/names", handle_trace_names, read_only, "Trace names with counts"},
+    route_spec{bhttp::get, "/api/v1/traces/by-name/:name", handle_traces_by_name, read_only,
+               "Traces carrying a name"},
+    route_spec{bhttp::get, "/api/v1/traces/:partitionId/:transactionId", handle_message_traces, read_only,
+               "A message's traces"},
+    route_spec{bhttp::get, "/api/v1/system/maintenance", handle_get_maintenance, admin, "The maintenance flags"},
+    route_spec{bhttp::post, "/api/v1/system/maintenance", handle_set_maintenance, admin, "Switch push maintenance"},
+    route_spec{bhttp::get, "/api/v1/system/maintenance/pop", handle_get_maintenance, admin,
+               "The maintenance flags"},
+    route_spec{bhttp::post, "/api/v1/system/maintenance/pop", handle_set_pop_maintenance, admin,
+               "Switch pop maintenance"},
+};
+
+}  // namespace
+
+std::string_view access_name(access_level level) noexcept {
+    switch (level) {
+        case access_level::anyone: return "public";
+        case access_level::read_only: return "read-only";
+        case access_level::read_write: return "read-write";
+        case access_level::admin: return "admin";
+    }
+    return "read-write";
+}
+
+std::span<const route_spec> route_table() { return routes; }
+
 void register_routes(http::router& router, app::broker_context& ctx) {
-    using bhttp = http::bhttp::verb;
-    auto bind = [&ctx](auto fn) {
-        return [&ctx, fn](http::request_context& rc) { return fn(ctx, rc); };
-    };
-    router.add(bhttp::get, "/health", bind(handle_health));
-    router.add(bhttp::post, "/api/v1/configure", bind(handle_configure));
-    router.add(bhttp::post, "/api/v1/push", bind(handle_push));
-    router.add(bhttp::get, "/api/v1/pop/queue/:queue", bind(handle_pop));
-    router.add(bhttp::get, "/api/v1/pop/queue/:queue/partition/:partition", bind(handle_pop));
-    router.add(bhttp::post, "/api/v1/ack", bind(handle_ack));
-    router.add(bhttp::post, "/api/v1/ack/batch", bind(handle_ack_batch));
-    router.add(bhttp::post, "/api/v1/transaction", bind(handle_transaction));
-    router.add(bhttp::get, "/api/v1/resources/queues", bind(handle_list_queues));
-    router.add(bhttp::get, "/api/v1/resources/queues/:queue", bind(handle_get_queue));
-    router.add(bhttp::delete_, "/api/v1/resources/queues/:queue", bind(handle_delete_queue));
-    router.add(bhttp::get, "/api/v1/resources/namespaces", bind(handle_list_namespaces));
-    router.add(bhttp::get, "/api/v1/resources/tasks", bind(handle_list_tasks));
-    router.add(bhttp::post, "/api/v1/stats/refresh", bind(handle_refresh_stats));
-    router.add(bhttp::post, "/api/v1/lease/:leaseId/extend", bind(handle_extend_lease));
-    router.add(bhttp::get, "/api/v1/consumer-groups", bind(handle_list_groups));
-    // Before /:group: a group named "lagging" cannot be read by GET, as in Queen.
-    router.add(bhttp::get, "/api/v1/consumer-groups/lagging", bind(handle_lagging_groups));
-    router.add(bhttp::get, "/api/v1/consumer-groups/:group", bind(handle_get_group));
-    router.add(bhttp::delete_, "/api/v1/consumer-groups/:group", bind(handle_delete_group));
-    router.add(bhttp::delete_, "/api/v1/consumer-groups/:group/queues/:queue", bind(handle_delete_group_queue));
-    router.add(bhttp::post, "/api/v1/consumer-groups/:group/queues/:queue/seek", bind(handle_seek_group));
-    router.add(bhttp::post, "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek",
-               bind(handle_seek_group_partition));
-    router.add(bhttp::post, "/api/v1/consumer-groups/:group/subscription", bind(handle_set_group_subscription));
-    // Dead letters and traces (api/dlq_handler.cpp, api/traces_handler.cpp; by-name before :partitionId).
-    router.add(bhttp::get, "/api/v1/dlq", bind(handle_dlq_list));
-    router.add(bhttp::delete_, "/api/v1/dlq", bind(handle_dlq_purge));
-    router.add(bhttp::post, "/api/v1/dlq/requeue", bind(handle_dlq_requeue));
-    router.add(bhttp::post, "/api/v1/traces", bind(handle_trace_record));
-    router.add(bhttp::get, "/api/v1/traces/names", bind(handle_trace_names));
-    router.add(bhttp::get, "/api/v1/traces/by-name/:name", bind(handle_traces_by_name));
-    router.add(bhttp::get, "/api/v1/traces/:partitionId/:transactionId", bind(handle_message_traces));
-    router.add(bhttp::get, "/api/v1/system/maintenance", bind(handle_get_maintenance));
-    router.add(bhttp::post, "/api/v1/system/maintenance", bind(handle_set_maintenance));
-    router.add(bhttp::get, "/api/v1/system/maintenance/pop", bind(handle_get_maintenance));
-    router.add(bhttp::post, "/api/v1/system/maintenance/pop", bind(handle_set_pop_maintenance));
+    for (const auto& r : route_table()) {
+        const route_handler fn = r.handler;
+        router.add(r.method, std::string(r.path), [&ctx, fn](http::request_context& rc) { return fn(ctx, rc); });
+    }
 }
 
 }  // namespace queen::api

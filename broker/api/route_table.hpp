@@ -1,0 +1,35 @@
+#pragma once
+// The route table: every route the broker serves, with its handler, its access level
+// (API-OPERATOR.md, "Access per route", the one authority) and a one-line summary. It is the
+// one source of the router's routes (api/routes.cpp) and of the OpenAPI document
+// (api/openapi.cpp).
+#include "app/broker_context.hpp"
+#include "http/types.hpp"
+
+#include <utility>
+#include <boost/asio/awaitable.hpp>
+
+#include <span>
+#include <string_view>
+
+namespace queen::api {
+
+enum class access_level { anyone, read_only, read_write, admin };  // anyone: public
+
+// "public", "read-only", "read-write" or "admin".
+std::string_view access_name(access_level level) noexcept;
+
+using route_handler = boost::asio::awaitable<http::response> (*)(app::broker_context&, http::request_context&);
+
+struct route_spec {
+    http::bhttp::verb method;
+    std::string_view path;  // ":name" is one path segment
+    route_handler handler;
+    access_level access;
+    std::string_view summary;
+};
+
+// In registration order: a literal route comes before a pattern that would also match it.
+std::span<const route_spec> route_table();
+
+}  // namespace queen::api
