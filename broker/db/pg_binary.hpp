@@ -5,7 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
 namespace queen::db {
 
@@ -23,6 +25,18 @@ inline std::array<std::uint8_t, 16> uuid_bytes(const pg_result& res, int row, in
     std::array<std::uint8_t, 16> out{};
     for (int i = 0; i < 16; ++i) out[i] = static_cast<std::uint8_t>(b[i]);
     return out;
+}
+
+// A nullable text column as a string (nullopt for NULL).
+inline std::optional<std::string> opt_text(const pg_result& res, int row, int col) {
+    if (res.is_null(row, col)) return std::nullopt;
+    return std::string(res.text(row, col));
+}
+
+// A nullable binary timestamptz as Unix microseconds (nullopt for NULL).
+inline std::optional<std::int64_t> opt_timestamp_us(const pg_result& res, int row, int col) {
+    if (res.is_null(row, col)) return std::nullopt;
+    return timestamp_us(res, row, col);
 }
 
 }  // namespace queen::db

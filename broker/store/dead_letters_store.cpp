@@ -35,19 +35,9 @@ struct filter_args {
 
 constexpr const char* filter_sql = "$1::text, $2::text, $3::text, $4::timestamptz, $5::timestamptz, $6::uuid";
 
-std::optional<std::string> opt_string(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return std::string(res.text(row, col));
-}
-
 std::optional<std::int64_t> opt_int64(const db::pg_result& res, int row, int col) {
     if (res.is_null(row, col)) return std::nullopt;
     return res.int64(row, col);
-}
-
-std::optional<std::int64_t> opt_time(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return db::timestamp_us(res, row, col);
 }
 
 std::vector<std::uint8_t> byte_copy(const db::pg_result& res, int row, int col) {
@@ -59,22 +49,22 @@ std::vector<std::uint8_t> byte_copy(const db::pg_result& res, int row, int col) 
 dead_letter listed_at(const db::pg_result& res, int row) {
     dead_letter l;
     l.dead_letter_id = res.int64(row, 1);
-    l.queue = opt_string(res, row, 2);
-    l.partition = opt_string(res, row, 3);
+    l.queue = db::opt_text(res, row, 2);
+    l.partition = db::opt_text(res, row, 3);
     l.partition_id = res.int64(row, 4);
     l.msg_offset = res.int64(row, 5);
-    l.consumer_group = opt_string(res, row, 6);
-    l.transaction_id = opt_string(res, row, 7);
+    l.consumer_group = db::opt_text(res, row, 6);
+    l.transaction_id = db::opt_text(res, row, 7);
     if (!res.is_null(row, 8)) l.trace_id = segment::uuid_to_string(db::uuid_bytes(res, row, 8));
-    l.producer_sub = opt_string(res, row, 9);
-    l.payload = opt_string(res, row, 10);
+    l.producer_sub = db::opt_text(res, row, 9);
+    l.payload = db::opt_text(res, row, 10);
     if (!res.is_null(row, 11)) l.segment = byte_copy(res, row, 11);
     l.segment_first_offset = opt_int64(res, row, 12);
-    l.error_message = opt_string(res, row, 13);
+    l.error_message = db::opt_text(res, row, 13);
     l.attempts = res.int64(row, 14);
-    l.reason = opt_string(res, row, 15);
-    l.created_at_us = opt_time(res, row, 16);
-    l.failed_at_us = opt_time(res, row, 17);
+    l.reason = db::opt_text(res, row, 15);
+    l.created_at_us = db::opt_timestamp_us(res, row, 16);
+    l.failed_at_us = db::opt_timestamp_us(res, row, 17);
     return l;
 }
 
@@ -86,13 +76,13 @@ requeued_dead_letter requeued_at(const db::pg_result& res, int row) {
                : status == "requeued" ? requeue_status::requeued
                                       : requeue_status::merged;
     if (r.status != requeue_status::requeued) return r;
-    r.queue = opt_string(res, row, 2);
-    r.partition = opt_string(res, row, 3);
+    r.queue = db::opt_text(res, row, 2);
+    r.partition = db::opt_text(res, row, 3);
     r.partition_id = res.int64(row, 4);
     r.msg_offset = res.int64(row, 5);
     r.previous_id = segment::uuid_to_string(db::uuid_bytes(res, row, 6));
-    r.transaction_id = opt_string(res, row, 7);
-    r.consumer_group = opt_string(res, row, 8);
+    r.transaction_id = db::opt_text(res, row, 7);
+    r.consumer_group = db::opt_text(res, row, 8);
     return r;
 }
 

@@ -13,16 +13,11 @@ using db::pg_param;
 
 namespace {
 
-std::optional<std::int64_t> opt_time(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return db::timestamp_us(res, row, col);
-}
-
 group_cursor cursor_at(const db::pg_result& res, int i) {
     group_cursor r;
     r.group = std::string(res.text(i, 0));
     r.queue = std::string(res.text(i, 1));
-    r.subscription_at = opt_time(res, i, 2);
+    r.subscription_at = db::opt_timestamp_us(res, i, 2);
     r.has_cursor = !res.is_null(i, 3);
     if (r.has_cursor) {
         r.partition_id = res.int64(i, 3);
@@ -31,13 +26,13 @@ group_cursor cursor_at(const db::pg_result& res, int i) {
         r.last_offset = res.int64(i, 6);
         if (!res.is_null(i, 7)) r.lease_id = segment::uuid_to_string(db::uuid_bytes(res, i, 7));
         if (!res.is_null(i, 8)) r.lease_end = res.int64(i, 8);
-        r.lease_expires_at = opt_time(res, i, 9);
+        r.lease_expires_at = db::opt_timestamp_us(res, i, 9);
         r.attempts = res.int64(i, 10);
-        r.retry_at = opt_time(res, i, 11);
-        r.last_claimed_at = opt_time(res, i, 12);
-        r.pending_since = opt_time(res, i, 13);
+        r.retry_at = db::opt_timestamp_us(res, i, 11);
+        r.last_claimed_at = db::opt_timestamp_us(res, i, 12);
+        r.pending_since = db::opt_timestamp_us(res, i, 13);
         r.pending_seconds = res.int64(i, 14);
-        r.committed_at = opt_time(res, i, 15);
+        r.committed_at = db::opt_timestamp_us(res, i, 15);
     }
     return r;
 }
@@ -80,11 +75,11 @@ asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool) {
         g.cursors = res.int64(i, 2);
         g.partitions_with_lag = res.int64(i, 3);
         g.lag = res.int64(i, 4);
-        g.oldest_waiting_at = opt_time(res, i, 5);
+        g.oldest_waiting_at = db::opt_timestamp_us(res, i, 5);
         g.max_time_lag = res.int64(i, 6);
         g.committed = res.int64(i, 7);
         if (!res.is_null(i, 8)) g.subscription_mode = std::string(res.text(i, 8));
-        g.subscription_at = opt_time(res, i, 9);
+        g.subscription_at = db::opt_timestamp_us(res, i, 9);
         g.registered_at = db::timestamp_us(res, i, 10);
         out.push_back(std::move(g));
     }
@@ -110,7 +105,7 @@ asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, 
         c.offset_lag = res.int64(i, 5);
         c.time_lag_seconds = res.int64(i, 6);
         c.oldest_unconsumed_at = db::timestamp_us(res, i, 7);
-        c.last_consumed_at = opt_time(res, i, 8);
+        c.last_consumed_at = db::opt_timestamp_us(res, i, 8);
         out.push_back(std::move(c));
     }
     co_return out;
@@ -142,7 +137,7 @@ asio::awaitable<seek_outcome> seek_group(db::pg_pool& pool, const group_seek& se
         params, db::result_format::binary);
     const seek_status status = parse_seek_status(std::string(res.text(0, 0)));
     if (status != seek_status::ok) co_return seek_outcome{status, 0, std::nullopt};
-    co_return seek_outcome{status, res.int64(0, 1), opt_time(res, 0, 2)};
+    co_return seek_outcome{status, res.int64(0, 1), db::opt_timestamp_us(res, 0, 2)};
 }
 
 asio::awaitable<subscription_update> set_group_subscription(db::pg_pool& pool, const std::string& group,

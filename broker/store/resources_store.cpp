@@ -9,16 +9,6 @@ using db::pg_param;
 
 namespace {
 
-std::optional<std::string> opt_string(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return std::string(res.text(row, col));
-}
-
-std::optional<std::int64_t> opt_time(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return db::timestamp_us(res, row, col);
-}
-
 // Five count columns from col on: total, pending, processing, completed, dead_letter.
 message_counts counts_at(const db::pg_result& res, int row, int col) {
     return message_counts{res.int64(row, col), res.int64(row, col + 1), res.int64(row, col + 2),
@@ -47,8 +37,8 @@ asio::awaitable<queue_listing> list_queues(db::pg_pool& pool, const std::optiona
         listed_queue q;
         q.id = res.int64(row, 1);
         q.name = std::string(res.text(row, 2));
-        q.namespace_name = opt_string(res, row, 3);
-        q.task = opt_string(res, row, 4);
+        q.namespace_name = db::opt_text(res, row, 3);
+        q.task = db::opt_text(res, row, 4);
         q.created_at_us = db::timestamp_us(res, row, 5);
         q.partitions = res.int64(row, 6);
         q.counts = counts_at(res, row, 7);
@@ -69,8 +59,8 @@ asio::awaitable<std::optional<queue_detail>> read_queue_detail(db::pg_pool& pool
     queue_detail out;
     out.id = res.int64(0, 0);
     out.name = std::string(res.text(0, 1));
-    out.namespace_name = opt_string(res, 0, 2);
-    out.task = opt_string(res, 0, 3);
+    out.namespace_name = db::opt_text(res, 0, 2);
+    out.task = db::opt_text(res, 0, 3);
     out.created_at_us = db::timestamp_us(res, 0, 4);
     for (int row = 0; row < res.rows(); ++row) {
         if (res.is_null(row, 5)) continue;  // a queue without partitions
@@ -79,8 +69,8 @@ asio::awaitable<std::optional<queue_detail>> read_queue_detail(db::pg_pool& pool
         p.name = std::string(res.text(row, 6));
         p.created_at_us = db::timestamp_us(res, row, 7);
         p.counts = counts_at(res, row, 8);
-        p.newest_at_us = opt_time(res, row, 13);
-        p.oldest_waiting_at_us = opt_time(res, row, 14);
+        p.newest_at_us = db::opt_timestamp_us(res, row, 13);
+        p.oldest_waiting_at_us = db::opt_timestamp_us(res, row, 14);
         out.partitions.push_back(std::move(p));
     }
     co_return out;

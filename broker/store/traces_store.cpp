@@ -26,11 +26,6 @@ trace trace_at(const db::pg_result& res, int row, int c) {
     return t;
 }
 
-std::optional<std::string> opt_string(const db::pg_result& res, int row, int col) {
-    if (res.is_null(row, col)) return std::nullopt;
-    return std::string(res.text(row, col));
-}
-
 }  // namespace
 
 asio::awaitable<std::optional<std::string>> record_trace(db::pg_pool& pool, const trace_record& record) {
@@ -75,7 +70,7 @@ asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::s
     page.total = res.rows() > 0 ? res.int64(0, 0) : 0;
     for (int row = 0; row < res.rows(); ++row) {
         if (res.is_null(row, 1)) continue;  // an empty page: only the total
-        page.traces.push_back(named_trace{trace_at(res, row, 1), opt_string(res, row, 9), opt_string(res, row, 10)});
+        page.traces.push_back(named_trace{trace_at(res, row, 1), db::opt_text(res, row, 9), db::opt_text(res, row, 10)});
     }
     co_return page;
 }

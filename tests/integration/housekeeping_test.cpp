@@ -14,15 +14,6 @@ using nlohmann::json;
 
 const std::map<std::string, std::string> fast{{"QUEEN_HOUSEKEEPING_INTERVAL_MS", "200"}};
 
-// Polls until pred() holds, up to a generous bound.
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = std::chrono::seconds(20)) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (pred()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return pred();
-}
 
 std::string segments(test_cluster& db, const std::string& q) {
     return db.run_sql("SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id "

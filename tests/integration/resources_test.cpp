@@ -18,14 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = std::chrono::seconds(20)) {
-    auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (pred()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return pred();
-}
 
 // A refresh that ran (the broker's own background refresh may hold the lock for a moment).
 json refresh_now(http_client& c) {

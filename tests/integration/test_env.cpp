@@ -1,6 +1,7 @@
 #include "test_env.hpp"
 
 #include <atomic>
+#include <thread>
 #include <memory>
 #include <mutex>
 
@@ -87,6 +88,15 @@ nlohmann::json ack(http_client& c, const nlohmann::json& message, const std::str
     auto r = c.post("/api/v1/ack", body);
     if (r.status != 200) throw std::runtime_error("ack failed: " + std::to_string(r.status) + " " + r.body);
     return r.json();
+}
+
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+        if (pred()) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return pred();
 }
 
 }  // namespace queen::test

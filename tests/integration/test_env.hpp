@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,9 @@ nlohmann::json push_payloads(http_client& c, const std::string& queue, const std
 // GET pop; returns the reply (status 200 with messages, or 204).
 http_reply pop(http_client& c, const std::string& queue, const std::string& query = "",
                const std::string& partition = "");
+
+// Polls pred() every 100 ms until it holds or `limit` has passed; its last value.
+bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = std::chrono::seconds(20));
 
 // Acks one message (as existing clients do: transactionId + partitionId + leaseId).
 nlohmann::json ack(http_client& c, const nlohmann::json& message, const std::string& status = "completed",
