@@ -16,12 +16,16 @@
 #include "http/server.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "metrics/activity_counters.hpp"
+#include "metrics/activity_recorder.hpp"
 #include "schema/codec_path.hpp"
 #include "schema/migrator.hpp"
 #include "spool/spool_drainer.hpp"
 #include "spool/spool_file.hpp"
 
 #include <utility>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -30,6 +34,7 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace queen;
@@ -96,6 +101,20 @@ private:
     std::chrono::steady_clock::time_point deadline_;
 };
 
+// This host's name, as the activity rows name the broker ("localhost" when unknown).
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+    return name;
+}
+
+// The last minute's counts, flushed after serving stopped (at most 3 s).
+void flush_activity_at_exit(boost::asio::io_context& ioc, metrics::activity_recorder& recorder) {
+    ioc.restart();
+    boost::asio::co_spawn(ioc, recorder.flush_now(), boost::asio::detached);
+    ioc.run_for(std::chrono::seconds(3));
+}
+
 // Runs the io_context on `threads` threads (this one included) until it stops.
 void run_io(boost::asio::io_context& ioc, std::size_t threads) {
     std::vector<std::thread> pool;
@@ -150,6 +169,11 @@ int run() {
     log::info("encryption at rest: {}", cipher ? "key loaded (queues with encryptionEnabled are encrypted)"
                                                 : "no QUEEN_ENCRYPTION_KEY (encrypted queues refuse pushes)");
     core::queue_settings queue_settings(pool, std::chrono::milliseconds(2000));
+    metrics::activity_counters activity(metrics::current_minute_us());
+    metrics::activity_recorder recorder(
+        executor, pool, activity, waiters,
+        metrics::activity_recorder_options{metrics::broker_identity{host_name(), cfg.port}, cfg.metrics_flush_interval,
+                                           cfg.metrics_retention_days, [&spool] { return spool.pending(); }});
     app::broker_context ctx{cfg,
                             pool,
                             fusion,
@@ -163,7 +187,8 @@ int run() {
                             spool,
                             drainer,
                             cipher,
-                            queue_settings};
+                            queue_settings,
+                            activity};
     http::router router(api::answer_failure);
     api::register_routes(router, ctx);
     http::server server(ioc, router,
@@ -178,6 +203,7 @@ int run() {
     housekeeping.start();
     flags.start();
     drainer.start();
+    recorder.start();
     log::info("listening on http://{}:{}", cfg.host, server.port());
 
     graceful_stop stopper(ioc, server, [&] {
@@ -186,9 +212,11 @@ int run() {
         housekeeping.stop();
         flags.stop();
         drainer.stop();
+        recorder.stop();
         waiters.wake_all();
     });
     run_io(ioc, cfg.threads);
+    flush_activity_at_exit(ioc, recorder);
     pool.close();
     log::info("stopped");
     return 0;

@@ -1,3 +1,4 @@
+#include "api/activity_recording.hpp"
 #include "api/opaque_span_offsets.hpp"
 #include "api/routes.hpp"
 #include "db/pg_error.hpp"
@@ -99,6 +100,7 @@ asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::reque
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     std::vector<ack_item> acks{parse_ack(body, ctx.limits)};
     auto answers = co_await apply_acks(ctx, acks);
+    record_acks(ctx.activity, acks, answers);
     render::json_writer out;
     write_answer(out, acks[0], answers[0]);
     co_return http::json_text(http::bhttp::status::ok, out.take());
@@ -109,6 +111,7 @@ asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http:
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto acks = parse_ack_batch(body, ctx.limits);
     auto answers = co_await apply_acks(ctx, acks);
+    record_acks(ctx.activity, acks, answers);
     render::json_writer out;
     out.begin_array();
     for (std::size_t i = 0; i < acks.size(); ++i) write_answer(out, acks[i], answers[i]);

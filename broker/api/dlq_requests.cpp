@@ -19,14 +19,6 @@ std::optional<std::string> value_of(const std::map<std::string, std::string>& q,
     return it->second;
 }
 
-std::optional<std::int64_t> time_of(const std::map<std::string, std::string>& q, const char* key) {
-    auto v = value_of(q, key);
-    if (!v) return std::nullopt;
-    auto t = core::parse_iso_time(*v);
-    if (!t) throw bad_request(fmt::format("{} must be an ISO-8601 time stamp, got '{}'", key, *v));
-    return t;
-}
-
 constexpr const char* filter_keys[] = {"queue", "consumerGroup", "partition", "from", "to", "id", "all", "limit"};
 
 void refuse_empty(const dlq_filter& f, const char* what) {
@@ -52,8 +44,8 @@ dlq_filter parse_dlq_filter(const std::map<std::string, std::string>& q, const l
         check_name("partition", *v, lim);
         f.partition = std::move(*v);
     }
-    f.from_us = time_of(q, "from");
-    f.to_us = time_of(q, "to");
+    f.from_us = query_time(q, "from");
+    f.to_us = query_time(q, "to");
     if (f.from_us && f.to_us && *f.from_us > *f.to_us) throw bad_request("from must not be after to");
     if (auto v = value_of(q, "id")) {
         auto id = core::parse_message_id(*v);

@@ -1,3 +1,4 @@
+#include "api/maintenance.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/pop_answer.hpp"
 #include "api/routes.hpp"
@@ -5,6 +6,7 @@
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "metrics/activity_counters.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/pop_store.hpp"
@@ -28,6 +30,8 @@ struct pop_result {
     std::string json;
     std::string lease_id;  // "" with autoAck
     std::size_t message_count = 0;
+    std::int64_t lag_sum_ms = 0;  // Σ (now − createdAt) over the messages
+    std::int64_t lag_max_ms = 0;
 };
 
 // The partitions of a claim, in the order their segments come.
@@ -57,6 +61,7 @@ pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, c
     std::size_t stored = 0;
     for (const auto& seg : claimed.segments) stored += seg.body.size();
     render::json_writer out(expected_pop_answer_bytes(stored));
+    const std::int64_t now_us = wall_clock_us();
     out.begin_object()
         .field("success", true)
         .field("queue", p.queue)
@@ -77,6 +82,9 @@ pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, c
         for (const auto& f : segment.frames()) {
             if (offset > cp.span_start && offset <= cp.span_end) {
                 ++r.message_count;
+                const std::int64_t lag_ms = std::max<std::int64_t>(0, (now_us - f.created_at_us) / 1000);
+                r.lag_sum_ms += lag_ms;
+                r.lag_max_ms = std::max(r.lag_max_ms, lag_ms);
                 if (crypto::payload_cipher::is_sealed(f.payload))
                     write_pop_message(out, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
                 else
@@ -174,6 +182,8 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
         state->signaled = false;
         auto result = co_await pop_once(ctx, p);
         if (result.message_count > 0) {
+            ctx.activity.pop(p.queue, static_cast<std::int64_t>(result.message_count), result.lag_sum_ms,
+                             result.lag_max_ms);
             if (!result.lease_id.empty()) release_if_unwritten(ctx, rc, result.lease_id, p);
             co_return http::json_text(http::bhttp::status::ok, std::move(result.json));
         }
@@ -185,6 +195,7 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
         }
         if (state->client_gone) break;
     }
+    ctx.activity.pop_empty(p.queue);
     co_return http::no_content();
 }
 

@@ -1,4 +1,5 @@
 #include "api/push_answers.hpp"
+#include "api/activity_recording.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/maintenance.hpp"
 #include "api/routes.hpp"
@@ -27,6 +28,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
     }
     // The attempt may have committed before the connection was lost: spooled "in doubt".
     if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true);
+    if (!items.empty()) record_push(ctx.activity, items, outcomes);
     std::string out = render_push_answers(items, outcomes);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
 }

@@ -41,6 +41,11 @@ boost::asio::awaitable<http::response> handle_get_queue(app::broker_context& ctx
 boost::asio::awaitable<http::response> handle_list_namespaces(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_list_tasks(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_refresh_stats(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_status(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_status_queues(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_status_queue(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_status_analytics(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_status_buffers(app::broker_context& ctx, http::request_context& rc);
 // Maintenance and the spool (api/maintenance_handler.cpp).
 boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc);

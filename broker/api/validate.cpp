@@ -2,6 +2,7 @@
 
 #include "api/api_error.hpp"
 #include "api/json_guard.hpp"
+#include "core/message_id.hpp"
 
 #include <fmt/core.h>
 
@@ -38,6 +39,22 @@ std::int64_t query_int(const std::map<std::string, std::string>& query, const ch
         throw bad_request(fmt::format("{} must be an integer, got '{}'", key, text));
     if (v < min || v > max) throw bad_request(fmt::format("{} must be between {} and {}, got {}", key, min, max, v));
     return v;
+}
+
+std::optional<std::string> query_name(const std::map<std::string, std::string>& query, const char* key,
+                                      const config::limits& lim) {
+    auto it = query.find(key);
+    if (it == query.end() || it->second.empty()) return std::nullopt;
+    check_name(key, it->second, lim);
+    return it->second;
+}
+
+std::optional<std::int64_t> query_time(const std::map<std::string, std::string>& query, const char* key) {
+    auto it = query.find(key);
+    if (it == query.end() || it->second.empty()) return std::nullopt;
+    auto t = core::parse_iso_time(it->second);
+    if (!t) throw bad_request(fmt::format("{} must be an ISO-8601 time stamp, got '{}'", key, it->second));
+    return t;
 }
 
 }  // namespace queen::api

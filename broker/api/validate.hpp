@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,12 @@ void check_payload_depth(const nlohmann::json& payload, const std::string& what,
 // A query-string integer in [min, max]; fallback when absent or empty.
 std::int64_t query_int(const std::map<std::string, std::string>& query, const char* key, std::int64_t fallback,
                        std::int64_t min, std::int64_t max);
+
+// A query-string name filter (check_name); nullopt when absent or empty.
+std::optional<std::string> query_name(const std::map<std::string, std::string>& query, const char* key,
+                                      const config::limits& lim);
+
+// A query-string ISO-8601 time as Unix µs; nullopt when absent or empty.
+std::optional<std::int64_t> query_time(const std::map<std::string, std::string>& query, const char* key);
 
 }  // namespace queen::api

@@ -17,6 +17,9 @@
 namespace queen::maintenance {
 class maintenance_flags;
 }
+namespace queen::metrics {
+class activity_counters;
+}
 namespace queen::spool {
 class spool_file;
 class spool_drainer;
@@ -40,6 +43,8 @@ struct broker_context {
     // Encryption at rest: the key (none without QUEEN_ENCRYPTION_KEY) and queue settings.
     const std::optional<crypto::payload_cipher>& cipher;
     core::queue_settings& queue_settings;
+    // This minute's activity, flushed by metrics::activity_recorder (docs/status-and-analytics.md).
+    metrics::activity_counters& activity;
 };
 
 }  // namespace queen::app

@@ -40,6 +40,14 @@ void pop_waiters::wake_all() {
     for (auto& fn : fns) fn();
 }
 
+std::map<std::string, std::size_t, std::less<>> pop_waiters::counts_by_queue() const {
+    std::lock_guard lock(mutex_);
+    std::map<std::string, std::size_t, std::less<>> out;
+    for (const auto& [queue, m] : by_queue_)
+        if (!m.empty()) out.emplace(queue, m.size());
+    return out;
+}
+
 std::size_t pop_waiters::size() const {
     std::lock_guard lock(mutex_);
     std::size_t n = 0;

@@ -20,6 +20,8 @@ public:
     void wake(const std::string& queue);
     void wake_all();
     std::size_t size() const;
+    // Parked pops per queue, for the queues that have any.
+    std::map<std::string, std::size_t, std::less<>> counts_by_queue() const;
 
 private:
     mutable std::mutex mutex_;

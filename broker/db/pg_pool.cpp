@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include <atomic>
 #include <deque>
 #include <list>
 #include <mutex>
@@ -40,6 +41,10 @@ public:
     asio::awaitable<pooled_connection> acquire();
     void release(std::unique_ptr<pg_connection> conn);
     void close();
+    pg_pool_stats stats();
+    void count_statement(bool failed) noexcept {
+        (failed ? statements_failed_ : statements_completed_).fetch_add(1, std::memory_order_relaxed);
+    }
 
 private:
     struct waiter {
@@ -65,7 +70,16 @@ private:
     std::list<std::shared_ptr<waiter>> waiters_;
     std::size_t open_ = 0;
     bool closed_ = false;
+    std::atomic<std::uint64_t> statements_completed_{0};
+    std::atomic<std::uint64_t> statements_failed_{0};
 };
+
+pg_pool_stats pg_pool_state::stats() {
+    std::lock_guard lock(mu_);
+    return pg_pool_stats{options_.size, open_, idle_.size(), waiters_.size(),
+                         statements_completed_.load(std::memory_order_relaxed),
+                         statements_failed_.load(std::memory_order_relaxed)};
+}
 
 namespace {
 
@@ -261,6 +275,18 @@ asio::awaitable<pooled_connection> acquire_from(std::shared_ptr<pg_pool_state> p
     co_return co_await pool->acquire();
 }
 
+// Awaits a statement and counts it in the pool's statistics.
+asio::awaitable<pg_result> counted(std::shared_ptr<pg_pool_state> pool, asio::awaitable<pg_result> statement) {
+    try {
+        auto result = co_await std::move(statement);
+        if (pool) pool->count_statement(false);
+        co_return result;
+    } catch (const pg_error& e) {
+        if (pool) pool->count_statement(e.kind() != pg_error_kind::raised);
+        throw;
+    }
+}
+
 asio::awaitable<pg_result> acquire_and_exec(std::shared_ptr<pg_pool_state> pool, std::string sql,
                                             std::vector<pg_param> params, result_format format) {
     auto conn = co_await pool->acquire();
@@ -276,7 +302,7 @@ asio::awaitable<pg_result> acquire_and_exec(std::shared_ptr<pg_pool_state> pool,
 asio::awaitable<pg_result> pooled_connection::exec(std::string_view sql, const std::vector<pg_param>& params,
                                                    result_format format) {
     if (!conn_) return no_connection();
-    return conn_->exec(std::string(sql), params, format);
+    return counted(pool_, conn_->exec(std::string(sql), params, format));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -294,5 +320,7 @@ asio::awaitable<pg_result> pg_pool::exec(std::string_view sql, const std::vector
 }
 
 void pg_pool::close() { state_->close(); }
+
+pg_pool_stats pg_pool::stats() const { return state_->stats(); }
 
 }  // namespace queen::db

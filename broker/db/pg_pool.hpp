@@ -56,6 +56,16 @@ struct pg_pool_options {
     std::chrono::milliseconds acquire_timeout{10000};  // then pg_error(connection_lost)
 };
 
+// A point-in-time view of a pool, and its statement counters since it was made.
+struct pg_pool_stats {
+    std::size_t size = 0;     // maximum open connections
+    std::size_t open = 0;     // open or being opened
+    std::size_t idle = 0;
+    std::size_t waiting = 0;  // acquirers waiting for a connection
+    std::uint64_t statements_completed = 0;
+    std::uint64_t statements_failed = 0;  // errors other than those our procedures raise (class QN)
+};
+
 class pg_pool {
 public:
     pg_pool(boost::asio::any_io_executor executor, pg_pool_options options);
@@ -72,6 +82,8 @@ public:
 
     // Closes idle connections and fails waiters; used at shutdown.
     void close();
+
+    pg_pool_stats stats() const;
 
 private:
     std::shared_ptr<class pg_pool_state> state_;

@@ -71,7 +71,8 @@ LANGUAGE plpgsql
 SET enable_seqscan = off
 AS $$
 DECLARE
-    v_ids bigint[];
+    v_ids      bigint[];
+    v_previous bigint;  -- the newest partition the previous complete snapshot saw
 BEGIN
     SELECT array_agg(pt.id ORDER BY pt.id) INTO v_ids
       FROM (SELECT p.id FROM queen.log_partitions p WHERE p.id > p_after ORDER BY p.id LIMIT p_size) pt;
@@ -79,10 +80,15 @@ BEGIN
         RETURN QUERY SELECT p_after, 0;
         RETURN;
     END IF;
+    SELECT s.last_partition_id INTO v_previous
+      FROM queen.stats_snapshots s WHERE s.id < p_snapshot_id AND s.taken_at IS NOT NULL
+     ORDER BY s.id DESC LIMIT 1;
     INSERT INTO queen.queue_stats (snapshot_id, page, queue_id, partitions, total, pending, processing,
-                                   completed, dead_letter, newest_at)
+                                   completed, dead_letter, newest_at, created_since_previous,
+                                   partitions_with_dead_letters)
     SELECT p_snapshot_id, p_page, ps.queue_id, count(*), sum(ps.total), sum(ps.pending), sum(ps.processing),
-           sum(ps.completed), sum(ps.dead_letter), max(ps.newest_at)
+           sum(ps.completed), sum(ps.dead_letter), max(ps.newest_at),
+           count(*) FILTER (WHERE ps.partition_id > v_previous), count(*) FILTER (WHERE ps.dead_letter > 0)
       FROM queen.partition_stats(v_ids) ps
      GROUP BY ps.queue_id;
     INSERT INTO queen.group_stats (snapshot_id, page, queue_id, consumer_group, cursors, partitions_with_lag,
@@ -140,8 +146,9 @@ BEGIN
     duration_ms := (extract(epoch FROM taken_at - v_start) * 1000)::integer;
     UPDATE queen.stats_snapshots s
        SET taken_at = refresh_stats.taken_at, duration_ms = refresh_stats.duration_ms,
-           partitions = refresh_stats.partitions, queues = refresh_stats.queues
+           partitions = refresh_stats.partitions, queues = refresh_stats.queues, last_partition_id = v_after
      WHERE s.id = snapshot_id;
+    PERFORM queen.record_partition_activity(snapshot_id);
     DELETE FROM queen.queue_stats s WHERE s.snapshot_id < (
         SELECT coalesce(max(p.id), 0) FROM queen.stats_snapshots p
          WHERE p.id < refresh_stats.snapshot_id AND p.taken_at IS NOT NULL);

@@ -33,6 +33,7 @@ DECLARE
     v_expired   bigint := 0;
     v_floors    bigint := 0;
     v_end       bigint;
+    v_n         bigint;
     v_doomed_pids    bigint[];
     v_doomed_offsets bigint[];
     c           record;
@@ -108,8 +109,10 @@ BEGIN
          WHERE s.partition_id = c.partition_id AND s.last_offset > c.committed
            AND s.created_at <= now() - make_interval(secs => c.max_wait)
          ORDER BY s.last_offset DESC LIMIT 1;
-        v_expired := v_expired + queen.dead_letter_range(c.queue_id, c.partition_id, c.committed + 1, v_end,
+        v_n := queen.dead_letter_range(c.queue_id, c.partition_id, c.committed + 1, v_end,
             c.consumer_group, 'not consumed within maxWaitTimeSeconds', 0, 'expired');
+        v_expired := v_expired + v_n;
+        PERFORM queen.record_eviction(c.partition_id, v_n);
         UPDATE queen.log_consumers lc
            SET committed = v_end, attempts = 0, attempts_offset = 0, retry_at = NULL,
                lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
@@ -124,6 +127,7 @@ BEGIN
              WHERE q.retention_enabled AND q.retention_seconds > 0
                AND s.created_at < now() - make_interval(secs => q.retention_seconds)
              LIMIT p_batch) s;
+    PERFORM queen.record_retention(v_doomed_pids, v_doomed_offsets, 'retention');
     v_retention := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
 
     WITH consumed AS (
@@ -141,6 +145,7 @@ BEGIN
                AND s.last_offset <= k.upto
                AND s.created_at < now() - make_interval(secs => q.completed_retention_seconds)
              LIMIT p_batch) s;
+    PERFORM queen.record_retention(v_doomed_pids, v_doomed_offsets, 'completed');
     v_completed := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
 
     WITH expired AS (

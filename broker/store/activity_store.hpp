@@ -1,0 +1,48 @@
+#pragma once
+// Store layer (see store/queues_store.hpp): the per-minute activity counters and the status
+// routes that read them (sql/procedures/93_activity_metrics.sql, 94_status.sql). Reads come
+// back as record sets whose column names are the answers' member names.
+#include "db/pg_pool.hpp"
+#include "render/record_set.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace queen::store {
+
+// queen.flush_activity: adds one broker's minute (the JSON document that function describes).
+boost::asio::awaitable<void> flush_activity(db::pg_pool& pool, const std::string& document);
+
+// A status window and its filters (NULL filters match every queue).
+struct status_window {
+    std::int64_t from_us = 0;
+    std::int64_t to_us = 0;
+    std::optional<std::string> queue;
+    std::optional<std::string> namespace_name;
+    std::optional<std::string> task;
+};
+
+// queen.status_throughput: the throughput rows, newest bucket first.
+boost::asio::awaitable<render::record_set> status_throughput(db::pg_pool& pool, const status_window& w);
+// queen.status_summary: the one-row part of /api/v1/status.
+boost::asio::awaitable<render::record_set> status_summary(db::pg_pool& pool, const status_window& w);
+// queen.status_top_errors: {error, count} of the newest dead letters of the matching queues.
+boost::asio::awaitable<render::record_set> status_top_errors(db::pg_pool& pool, const status_window& w);
+// queen.status_queues_list: the matching queues (only those holding messages when nonempty).
+boost::asio::awaitable<render::record_set> status_queues(db::pg_pool& pool, const status_window& w,
+                                                         std::int64_t limit, std::int64_t offset, bool nonempty);
+// queen.status_workers: brokers that flushed since `since_us`.
+boost::asio::awaitable<render::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us);
+// queen.status_queue and queen.status_queue_partitions: one queue (no row: unknown) and its
+// partitions counted now.
+boost::asio::awaitable<render::record_set> status_queue(db::pg_pool& pool, const std::string& queue);
+boost::asio::awaitable<render::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue);
+
+// queen.status_analytics: messages pushed per interval bucket ("minute", "hour" or "day").
+boost::asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
+                                                            const std::string& interval);
+
+}  // namespace queen::store
