@@ -89,4 +89,45 @@ asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const st
         pool, "SELECT * FROM queen.status_analytics($1::timestamptz, $2::timestamptz, $3, $4, $5, $6)", params);
 }
 
+asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us) {
+    const std::string from = core::iso_time(from_us), to = core::iso_time(to_us);
+    std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};
+    auto res = co_await pool.exec("SELECT queen.bucket_minutes($1::timestamptz, $2::timestamptz)", params);
+    co_return static_cast<int>(res.int64(0, 0));
+}
+
+namespace {
+
+std::string_view analytics_sql(analytics_view view) {
+    switch (view) {
+        case analytics_view::system_metrics:
+            return "SELECT * FROM queen.analytics_system_metrics($1::timestamptz, $2::timestamptz, $3)";
+        case analytics_view::worker_series:
+            return "SELECT * FROM queen.analytics_worker_series($1::timestamptz, $2::timestamptz, $3)";
+        case analytics_view::worker_queues:
+            return "SELECT * FROM queen.analytics_worker_queues($1::timestamptz, $2::timestamptz)";
+        case analytics_view::worker_summary:
+            return "SELECT * FROM queen.analytics_worker_summary($1::timestamptz, $2::timestamptz, $3)";
+        case analytics_view::queue_lag:
+            return "SELECT * FROM queen.analytics_queue_lag($1::timestamptz, $2::timestamptz, $3)";
+        case analytics_view::queue_ops:
+            return "SELECT * FROM queen.analytics_queue_ops($1::timestamptz, $2::timestamptz, $3)";
+        case analytics_view::queue_parked:
+            return "SELECT * FROM queen.analytics_queue_parked($1::timestamptz, $2::timestamptz, $3)";
+        case analytics_view::retention:
+            return "SELECT * FROM queen.analytics_retention($1::timestamptz, $2::timestamptz, $3)";
+    }
+    return {};
+}
+
+}  // namespace
+
+asio::awaitable<render::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
+                                                   std::int64_t to_us, const std::optional<std::string>& filter) {
+    const std::string from = core::iso_time(from_us), to = core::iso_time(to_us);
+    std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};
+    if (view != analytics_view::worker_queues) params.push_back(optional_text(filter));
+    co_return co_await records(pool, analytics_sql(view), params);
+}
+
 }  // namespace queen::store

@@ -45,4 +45,23 @@ boost::asio::awaitable<render::record_set> status_queue_partitions(db::pg_pool& 
 boost::asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
                                                             const std::string& interval);
 
+// queen.bucket_minutes: the bucket width of a window (API-OPERATOR.md "Time windows").
+boost::asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us);
+
+// The row sets of /api/v1/analytics/* (95_analytics.sql), each over a window and one filter
+// (a hostname or a queue name, as the view takes; nullopt: none).
+enum class analytics_view {
+    system_metrics,  // by hostname
+    worker_series,   // by hostname
+    worker_queues,   // no filter
+    worker_summary,  // by hostname
+    queue_lag,       // by queue
+    queue_ops,       // by queue
+    queue_parked,    // by queue
+    retention,       // by queue
+};
+boost::asio::awaitable<render::record_set> analytics_rows(db::pg_pool& pool, analytics_view view,
+                                                          std::int64_t from_us, std::int64_t to_us,
+                                                          const std::optional<std::string>& filter);
+
 }  // namespace queen::store

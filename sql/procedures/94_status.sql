@@ -27,9 +27,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT round(coalesce(p_count, 0) / (p_minutes * 60.0), 2) $$;
 COMMENT ON FUNCTION queen.per_second(numeric, integer) IS 'Count per second of a bucket, 2 decimals.';
 
--- queen.system_buckets(from, to, bucket minutes): per bucket, broker_metrics summed over
--- brokers, and the gauges as averages over brokers of each broker's bucket average.
-CREATE OR REPLACE FUNCTION queen.system_buckets(p_from timestamptz, p_to timestamptz, p_minutes integer)
+-- queen.system_buckets(from, to, bucket minutes, hostname): per bucket, broker_metrics summed
+-- over brokers (those on hostname when given), and the gauges as averages over brokers of
+-- each broker's bucket average.
+CREATE OR REPLACE FUNCTION queen.system_buckets(p_from timestamptz, p_to timestamptz, p_minutes integer,
+                                                p_hostname text DEFAULT NULL)
 RETURNS TABLE(bucket timestamptz, push_requests numeric, push_messages numeric, pop_requests numeric,
               pop_messages numeric, ack_requests numeric, ack_messages numeric, ack_success numeric,
               ack_failed numeric, dead_lettered numeric, db_calls numeric, db_errors numeric,
@@ -60,6 +62,7 @@ AS $$
                queen.gauge_sum(b.parked ORDER BY b.minute) AS parked
           FROM queen.broker_metrics b
          WHERE b.minute >= p_from - make_interval(mins => p_minutes) AND b.minute <= p_to
+           AND (p_hostname IS NULL OR b.hostname = p_hostname)
          GROUP BY 1, b.hostname, b.port
     )
     SELECT pb.bucket, sum(pb.push_requests), sum(pb.push_messages), sum(pb.pop_requests), sum(pb.pop_messages),
@@ -74,7 +77,7 @@ AS $$
      WHERE pb.bucket BETWEEN p_from AND p_to
      GROUP BY pb.bucket
 $$;
-COMMENT ON FUNCTION queen.system_buckets(timestamptz, timestamptz, integer) IS
+COMMENT ON FUNCTION queen.system_buckets(timestamptz, timestamptz, integer, text) IS
   'Per bucket of the window: broker counts summed, gauges averaged over brokers.';
 
 -- queen.queue_buckets(from, to, bucket minutes, queue, namespace, task): per bucket and
