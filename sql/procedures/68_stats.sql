@@ -83,6 +83,11 @@ BEGIN
     SELECT s.last_partition_id INTO v_previous
       FROM queen.stats_snapshots s WHERE s.id < p_snapshot_id AND s.taken_at IS NOT NULL
      ORDER BY s.id DESC LIMIT 1;
+    -- The first snapshot of a database counts every partition as new; after one taken before
+    -- migration 17 (no last_partition_id) none counts.
+    IF NOT FOUND THEN
+        v_previous := 0;
+    END IF;
     INSERT INTO queen.queue_stats (snapshot_id, page, queue_id, partitions, total, pending, processing,
                                    completed, dead_letter, newest_at, created_since_previous,
                                    partitions_with_dead_letters)
