@@ -46,12 +46,14 @@ boost::asio::awaitable<http::response> handle_status_queues(app::broker_context&
 boost::asio::awaitable<http::response> handle_status_queue(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_status_analytics(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_status_buffers(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_resources_overview(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_system_metrics(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_worker_metrics(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_queue_lag(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_queue_ops(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_queue_parked_replicas(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_retention_analytics(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_postgres_stats(app::broker_context& ctx, http::request_context& rc);
 // Maintenance and the spool (api/maintenance_handler.cpp).
 boost::asio::awaitable<http::response> handle_get_maintenance(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_maintenance(app::broker_context& ctx, http::request_context& rc);

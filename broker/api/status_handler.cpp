@@ -132,6 +132,14 @@ asio::awaitable<http::response> handle_status_analytics(app::broker_context& ctx
     co_return json_ok(out);
 }
 
+// GET /api/v1/resources/overview
+asio::awaitable<http::response> handle_resources_overview(app::broker_context& ctx, http::request_context&) {
+    const auto overview = co_await store::resources_overview(ctx.pool);
+    render::json_writer out;
+    render::write_record(out, overview, 0);
+    co_return json_ok(out);
+}
+
 // GET /api/v1/status/buffers: the spool. failed counts the records kept after the drain's
 // last attempt failed (the spool never drops a record: they are written once it succeeds).
 asio::awaitable<http::response> handle_status_buffers(app::broker_context& ctx, http::request_context&) {

@@ -89,6 +89,26 @@ asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const st
         pool, "SELECT * FROM queen.status_analytics($1::timestamptz, $2::timestamptz, $3, $4, $5, $6)", params);
 }
 
+asio::awaitable<render::record_set> resources_overview(db::pg_pool& pool) {
+    const std::vector<pg_param> none;
+    co_return co_await records(pool, "SELECT * FROM queen.resources_overview()", none);
+}
+
+asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool) {
+    const std::vector<pg_param> none;
+    postgres_stats s;
+    s.database = co_await records(pool, "SELECT * FROM queen.pg_database_cache()", none);
+    s.tables = co_await records(pool, "SELECT * FROM queen.pg_table_cache()", none);
+    s.indexes = co_await records(pool, "SELECT * FROM queen.pg_index_cache()", none);
+    s.dead_tuples = co_await records(pool, "SELECT * FROM queen.pg_dead_tuples()", none);
+    s.hot_updates = co_await records(pool, "SELECT * FROM queen.pg_hot_updates()", none);
+    s.active_queries = co_await records(pool, "SELECT * FROM queen.pg_active_queries()", none);
+    s.autovacuum = co_await records(pool, "SELECT * FROM queen.pg_autovacuum_status()", none);
+    s.buffer_usage = co_await records(pool, "SELECT * FROM queen.pg_buffer_usage()", none);
+    s.table_sizes = co_await records(pool, "SELECT * FROM queen.pg_table_sizes()", none);
+    co_return s;
+}
+
 asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us) {
     const std::string from = core::iso_time(from_us), to = core::iso_time(to_us);
     std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};

@@ -45,6 +45,17 @@ boost::asio::awaitable<render::record_set> status_queue_partitions(db::pg_pool& 
 boost::asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
                                                             const std::string& interval);
 
+// queen.resources_overview: the one row of /api/v1/resources/overview.
+boost::asio::awaitable<render::record_set> resources_overview(db::pg_pool& pool);
+
+// PostgreSQL's statistics of this database and the queen schema (96_postgres_stats.sql).
+struct postgres_stats {
+    render::record_set database;  // one row: timestamp, database, databaseCache.*, bufferConfig.*, cacheSummary.*
+    render::record_set tables, indexes, dead_tuples, hot_updates, active_queries, autovacuum, buffer_usage,
+        table_sizes;
+};
+boost::asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool);
+
 // queen.bucket_minutes: the bucket width of a window (API-OPERATOR.md "Time windows").
 boost::asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us);
 

@@ -376,3 +376,47 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.status_analytics(timestamptz, timestamptz, text, text, text, text) IS
   'Messages pushed per minute, hour or day bucket of the window, zero-filled, oldest first.';
+
+-- queen.resources_overview(): /api/v1/resources/overview as one row. Counts of queues,
+-- partitions (snapshot), namespaces and tasks; lifetime message totals (metrics_totals) with
+-- pending and processing from the snapshot; pop lag over the last 5 minutes in seconds; cursor
+-- lag in offsets from the snapshot; pushed and acknowledged messages per second over the
+-- last 5 minutes. Medians and minimums are not tracked: NULL.
+CREATE OR REPLACE FUNCTION queen.resources_overview()
+RETURNS TABLE(queues bigint, partitions bigint, namespaces bigint, tasks bigint,
+              "messages.total" bigint, "messages.pending" bigint, "messages.processing" bigint,
+              "messages.completed" bigint, "messages.failed" bigint, "messages.deadLetter" bigint,
+              "lag.time.avg" numeric, "lag.time.median" numeric, "lag.time.min" numeric, "lag.time.max" numeric,
+              "lag.offset.avg" numeric, "lag.offset.median" numeric, "lag.offset.min" numeric,
+              "lag.offset.max" bigint,
+              "throughput.ingestedPerSecond" numeric, "throughput.processedPerSecond" numeric,
+              "timestamp" text, "statsAge" integer)
+LANGUAGE sql STABLE
+AS $$
+    WITH snap AS (
+        SELECT coalesce(sum(c.partitions), 0) AS partitions, coalesce(sum(c.pending), 0) AS pending,
+               coalesce(sum(c.processing), 0) AS processing
+          FROM queen.snapshot_queue_counts() c
+    ), lag AS (
+        SELECT sum(g.lag) AS lag, sum(g.cursors) AS cursors, max(g.max_lag) AS max_lag
+          FROM queen.group_stats g WHERE g.snapshot_id = queen.stats_snapshot_id()
+    ), recent AS (
+        SELECT sum(b.pop_lag_sum_ms) AS lag_sum, sum(b.pop_lag_count) AS lag_count, max(b.pop_lag_max_ms) AS lag_max,
+               coalesce(sum(b.push_messages), 0) AS pushed, coalesce(sum(b.ack_messages), 0) AS acked
+          FROM queen.broker_metrics b
+         WHERE b.minute >= date_trunc('minute', now() - interval '5 minutes')
+    )
+    SELECT (SELECT count(*) FROM queen.queues), snap.partitions::bigint,
+           (SELECT count(DISTINCT q.namespace) FROM queen.queues q WHERE q.namespace IS NOT NULL),
+           (SELECT count(DISTINCT q.task) FROM queen.queues q WHERE q.task IS NOT NULL),
+           t.push_messages, snap.pending::bigint, snap.processing::bigint, t.ack_success, t.ack_failed,
+           t.dead_lettered,
+           CASE WHEN recent.lag_count > 0 THEN round(recent.lag_sum / recent.lag_count / 1000.0, 2) END, NULL::numeric,
+           NULL::numeric, CASE WHEN recent.lag_count > 0 THEN round(recent.lag_max / 1000.0, 2) END,
+           CASE WHEN lag.cursors > 0 THEN round(lag.lag::numeric / lag.cursors, 2) END, NULL::numeric, NULL::numeric,
+           lag.max_lag, round(recent.pushed / 300.0, 2), round(recent.acked / 300.0, 2),
+           queen.iso_time(now()), queen.stats_age()
+      FROM snap, lag, recent, queen.metrics_totals t
+$$;
+COMMENT ON FUNCTION queen.resources_overview() IS
+  'The one row of /api/v1/resources/overview: counts, lifetime totals, lag and recent throughput.';

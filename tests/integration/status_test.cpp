@@ -276,6 +276,43 @@ TEST_F(Status, AnalyticsRoutesShowTheWorkload) {
     EXPECT_EQ(retention["totals"]["totalMsgs"], 0);
 }
 
+TEST_F(Status, OverviewShowsLifetimeTotalsLagAndThroughput) {
+    json o;
+    ASSERT_TRUE(eventually([&] {
+        o = get_ok(c, "/api/v1/resources/overview");
+        return o["messages"]["pending"] == 6 && o["partitions"] == 4;
+    })) << o.dump();
+    EXPECT_EQ(o["queues"], 1);  // a pop does not create e
+    EXPECT_EQ(o["namespaces"], 1);
+    EXPECT_EQ(o["tasks"], 1);
+    EXPECT_EQ(o["messages"], (json{{"total", 9}, {"pending", 6}, {"processing", 0}, {"completed", 2}, {"failed", 1},
+                                   {"deadLetter", 1}}));
+    EXPECT_TRUE(o["lag"]["time"]["avg"].is_number()) << o.dump();
+    EXPECT_GE(o["lag"]["time"]["max"].get<double>(), o["lag"]["time"]["avg"].get<double>());
+    // Queue mode has a cursor on every partition of q: p2's is 3 behind its head, the most.
+    EXPECT_EQ(o["lag"]["offset"]["max"], 3);
+    EXPECT_EQ(o["throughput"]["ingestedPerSecond"], 0.03);  // 9 / 300
+    EXPECT_EQ(o["throughput"]["processedPerSecond"], 0.01);  // 3 / 300
+}
+
+TEST_F(Status, PostgresStatsCoverTheQueenSchema) {
+    auto p = get_ok(c, "/api/v1/analytics/postgres-stats");
+    EXPECT_EQ(p["database"], db->database());
+    EXPECT_EQ(p["databaseCache"]["database"], db->database());
+    EXPECT_TRUE(p["databaseCache"]["cacheHits"].is_number_integer());
+    bool segments_listed = false;
+    for (const auto& t : p["tableSizes"]) {
+        if (t["table"] == "log_segments") segments_listed = t["totalSizeBytes"].get<long long>() > 0;
+    }
+    EXPECT_TRUE(segments_listed) << p["tableSizes"].dump();
+    EXPECT_LE(p["indexCache"].size(), 20u);
+    EXPECT_LE(p["deadTuples"].size(), 15u);
+    for (const auto& t : p["tableCache"]) EXPECT_EQ(t["schema"], "queen");
+    EXPECT_TRUE(p["bufferConfig"]["sharedBuffers"].is_string());
+    EXPECT_EQ(p["bufferUsage"], json::array());
+    EXPECT_TRUE(p["activeQueries"].is_array());
+}
+
 TEST_F(Status, BadWindowsAndFiltersAre400AndNameTheParameter) {
     struct bad_case {
         std::string target, says;
