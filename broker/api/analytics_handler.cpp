@@ -191,32 +191,18 @@ asio::awaitable<http::response> handle_retention_analytics(app::broker_context& 
 // GET /api/v1/analytics/postgres-stats
 asio::awaitable<http::response> handle_postgres_stats(app::broker_context& ctx, http::request_context&) {
     const auto s = co_await store::read_postgres_stats(ctx.pool);
+    const std::pair<std::string_view, const render::record_set*> lists[] = {
+        {"tableCache", &s.tables},          {"indexCache", &s.indexes},       {"deadTuples", &s.dead_tuples},
+        {"hotUpdates", &s.hot_updates},     {"activeQueries", &s.active_queries},
+        {"autovacuumStatus", &s.autovacuum}, {"bufferUsage", &s.buffer_usage}, {"tableSizes", &s.table_sizes}};
     render::json_writer out;
     out.begin_object();
-    render::write_member(out, s.database, 0, "timestamp");
-    render::write_member(out, s.database, 0, "database");
-    out.key("databaseCache");
-    render::write_record(out, s.database, 0, "databaseCache.");
-    out.key("tableCache");
-    render::write_records(out, s.tables);
-    out.key("indexCache");
-    render::write_records(out, s.indexes);
-    out.key("cacheSummary");
-    render::write_record(out, s.database, 0, "cacheSummary.");
-    out.key("deadTuples");
-    render::write_records(out, s.dead_tuples);
-    out.key("hotUpdates");
-    render::write_records(out, s.hot_updates);
-    out.key("activeQueries");
-    render::write_records(out, s.active_queries);
-    out.key("autovacuumStatus");
-    render::write_records(out, s.autovacuum);
-    out.key("bufferConfig");
-    render::write_record(out, s.database, 0, "bufferConfig.");
-    out.key("bufferUsage");
-    render::write_records(out, s.buffer_usage);
-    out.key("tableSizes");
-    render::write_records(out, s.table_sizes);
+    // timestamp, database and the databaseCache, cacheSummary and bufferConfig objects.
+    render::write_members(out, s.database, 0);
+    for (const auto& [name, rows] : lists) {
+        out.dynamic_key(name);
+        render::write_records(out, *rows);
+    }
     out.end_object();
     co_return json_ok(out);
 }

@@ -108,3 +108,6 @@ ALTER TABLE queen.queue_stats ADD COLUMN created_since_previous bigint NOT NULL 
 ALTER TABLE queen.stats_snapshots ADD COLUMN last_partition_id bigint;
 -- Partitions of the page holding at least one dead letter (/api/v1/status affectedPartitions).
 ALTER TABLE queen.queue_stats ADD COLUMN partitions_with_dead_letters bigint NOT NULL DEFAULT 0;
+
+-- A queue's activity over a window (status and analytics filtered by queue).
+CREATE INDEX queue_metrics_queue ON queen.queue_metrics (queue_name, minute);

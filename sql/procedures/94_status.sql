@@ -20,6 +20,23 @@ $$;
 COMMENT ON FUNCTION queen.matching_queue(text, text, text, text) IS
   'True when the queue name passes the queue, namespace and task filters.';
 
+-- queen.matching_queues(queue, namespace, task): the names passing the filters, for the
+-- activity tables' rows to be matched by one hashed lookup each (a name given alone matches
+-- even after its queue was deleted: its activity rows outlive it).
+CREATE OR REPLACE FUNCTION queen.matching_queues(p_queue text, p_namespace text, p_task text)
+RETURNS SETOF text
+LANGUAGE sql STABLE
+AS $$
+    SELECT p_queue WHERE p_queue IS NOT NULL AND p_namespace IS NULL AND p_task IS NULL
+    UNION
+    SELECT q.name FROM queen.queues q
+     WHERE (p_queue IS NULL OR q.name = p_queue)
+       AND (p_namespace IS NULL OR q.namespace = p_namespace)
+       AND (p_task IS NULL OR q.task = p_task)
+$$;
+COMMENT ON FUNCTION queen.matching_queues(text, text, text) IS
+  'Queue names passing the queue, namespace and task filters.';
+
 -- queen.per_second(count, bucket minutes): count per second of the bucket, 2 decimals.
 CREATE OR REPLACE FUNCTION queen.per_second(p_count numeric, p_minutes integer)
 RETURNS numeric
@@ -100,7 +117,8 @@ AS $$
      CROSS JOIN LATERAL (SELECT queen.bucket_start(m.minute, p_minutes) AS bucket) b
      WHERE m.minute >= p_from - make_interval(mins => p_minutes) AND m.minute <= p_to
        AND b.bucket BETWEEN p_from AND p_to
-       AND queen.matching_queue(m.queue_name, p_queue, p_namespace, p_task)
+       AND (p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
+            OR m.queue_name IN (SELECT queen.matching_queues(p_queue, p_namespace, p_task)))
      GROUP BY b.bucket, m.queue_name
 $$;
 COMMENT ON FUNCTION queen.queue_buckets(timestamptz, timestamptz, integer, text, text, text) IS
@@ -130,7 +148,7 @@ AS $$
                sum(qb.ack_success + qb.ack_failed) AS acked, sum(qb.ack_failed) AS ack_failed,
                sum(qb.pop_lag_sum_ms) AS lag_sum, sum(qb.pop_lag_count) AS lag_count, max(qb.pop_lag_max_ms) AS lag_max
           FROM w, queen.queue_buckets(p_from, p_to, w.m, p_queue, p_namespace, p_task) qb
-         WHERE w.filtered
+         WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL
          GROUP BY qb.bucket
     ), c AS (
         SELECT coalesce(sys.bucket, q.bucket) AS bucket,
@@ -213,7 +231,8 @@ AS $$
                        coalesce(sum(m.ack_success + m.ack_failed), 0) AS ack_messages,
                        coalesce(sum(m.ack_failed), 0) AS ack_failed
                   FROM w, queen.queue_metrics m
-                 WHERE w.filtered AND queen.matching_queue(m.queue_name, p_queue, p_namespace, p_task)) qm
+                 WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
+                   AND m.queue_name IN (SELECT queen.matching_queues(p_queue, p_namespace, p_task))) qm
     ), leases AS (
         SELECT count(*) AS active, count(DISTINCT c.partition_id) AS partitions,
                coalesce(sum(greatest(c.lease_end - c.committed, 0)), 0) AS batch
@@ -366,8 +385,16 @@ AS $$
     ), counts AS (
         SELECT date_trunc(p_interval, m.minute, 'UTC') AS bucket, sum(m.push_messages) AS n
           FROM queen.queue_metrics m
-         WHERE m.minute >= date_trunc(p_interval, p_from, 'UTC') AND m.minute <= p_to
-           AND queen.matching_queue(m.queue_name, p_queue, p_namespace, p_task)
+         WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
+           AND m.minute >= date_trunc(p_interval, p_from, 'UTC') AND m.minute <= p_to
+           AND m.queue_name IN (SELECT queen.matching_queues(p_queue, p_namespace, p_task))
+         GROUP BY 1
+        UNION ALL
+        -- Without a filter every queue counts: the brokers' rows hold the same sums, fewer rows.
+        SELECT date_trunc(p_interval, b.minute, 'UTC'), sum(b.push_messages)
+          FROM queen.broker_metrics b
+         WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
+           AND b.minute >= date_trunc(p_interval, p_from, 'UTC') AND b.minute <= p_to
          GROUP BY 1
     )
     SELECT queen.iso_time(b.bucket), coalesce(c.n, 0)::bigint
