@@ -97,6 +97,26 @@ $$;
 COMMENT ON FUNCTION queen.system_buckets(timestamptz, timestamptz, integer, text) IS
   'Per bucket of the window: broker counts summed, gauges averaged over brokers.';
 
+-- queen.filtered_queue_metrics(from, to, queue, namespace, task): the queue_metrics rows of
+-- minutes from..to of the matching queues. Without a filter a range of the primary key; with
+-- one, a range of (queue_name, minute) per matching queue.
+CREATE OR REPLACE FUNCTION queen.filtered_queue_metrics(p_from timestamptz, p_to timestamptz, p_queue text,
+                                                        p_namespace text, p_task text)
+RETURNS SETOF queen.queue_metrics
+LANGUAGE sql STABLE
+AS $$
+    SELECT m.* FROM queen.queue_metrics m
+     WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
+       AND m.minute >= p_from AND m.minute <= p_to
+    UNION ALL
+    SELECT m.* FROM queen.matching_queues(p_queue, p_namespace, p_task) n(name)
+      JOIN queen.queue_metrics m ON m.queue_name = n.name
+     WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
+       AND m.minute >= p_from AND m.minute <= p_to
+$$;
+COMMENT ON FUNCTION queen.filtered_queue_metrics(timestamptz, timestamptz, text, text, text) IS
+  'queue_metrics rows of a window for the queues passing the filters.';
+
 -- queen.queue_buckets(from, to, bucket minutes, queue, namespace, task): per bucket and
 -- matching queue, queue_metrics summed over the bucket's minutes.
 CREATE OR REPLACE FUNCTION queen.queue_buckets(p_from timestamptz, p_to timestamptz, p_minutes integer,
@@ -113,12 +133,9 @@ AS $$
            sum(m.pop_lag_sum_ms), sum(m.pop_lag_count), max(m.pop_lag_max_ms),
            sum(m.parked_avg) / p_minutes, sum(m.partitions_created), sum(m.partitions_deleted),
            max(m.partition_count)
-      FROM queen.queue_metrics m
+      FROM queen.filtered_queue_metrics(p_from - make_interval(mins => p_minutes), p_to, p_queue, p_namespace, p_task) m
      CROSS JOIN LATERAL (SELECT queen.bucket_start(m.minute, p_minutes) AS bucket) b
-     WHERE m.minute >= p_from - make_interval(mins => p_minutes) AND m.minute <= p_to
-       AND b.bucket BETWEEN p_from AND p_to
-       AND (p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
-            OR m.queue_name IN (SELECT queen.matching_queues(p_queue, p_namespace, p_task)))
+     WHERE b.bucket BETWEEN p_from AND p_to
      GROUP BY b.bucket, m.queue_name
 $$;
 COMMENT ON FUNCTION queen.queue_buckets(timestamptz, timestamptz, integer, text, text, text) IS
@@ -230,9 +247,8 @@ AS $$
                        coalesce(sum(m.ack_requests), 0) AS ack_requests,
                        coalesce(sum(m.ack_success + m.ack_failed), 0) AS ack_messages,
                        coalesce(sum(m.ack_failed), 0) AS ack_failed
-                  FROM w, queen.queue_metrics m
-                 WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
-                   AND m.queue_name IN (SELECT queen.matching_queues(p_queue, p_namespace, p_task))) qm
+                  FROM queen.filtered_queue_metrics('-infinity', 'infinity', p_queue, p_namespace, p_task) m
+                 WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL) qm
     ), leases AS (
         SELECT count(*) AS active, count(DISTINCT c.partition_id) AS partitions,
                coalesce(sum(greatest(c.lease_end - c.committed, 0)), 0) AS batch
@@ -384,10 +400,8 @@ AS $$
                                ('1 ' || p_interval)::interval) b
     ), counts AS (
         SELECT date_trunc(p_interval, m.minute, 'UTC') AS bucket, sum(m.push_messages) AS n
-          FROM queen.queue_metrics m
-         WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
-           AND m.minute >= date_trunc(p_interval, p_from, 'UTC') AND m.minute <= p_to
-           AND m.queue_name IN (SELECT queen.matching_queues(p_queue, p_namespace, p_task))
+          FROM queen.filtered_queue_metrics(date_trunc(p_interval, p_from, 'UTC'), p_to, p_queue, p_namespace, p_task) m
+         WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL
          GROUP BY 1
         UNION ALL
         -- Without a filter every queue counts: the brokers' rows hold the same sums, fewer rows.
