@@ -173,13 +173,14 @@ TEST(Fusion, ConcurrentPushesShareFewCommitsAndEachGetsItsOwnAnswers) {
     // Commits are counted for the whole database: the fused pushes' transactions and the
     // notifications the broker sends after them (one per flush).
     test_cluster db;
-    // Housekeeping, claim-floor and stats-snapshot ticks (their own transactions) are pushed
-    // far beyond the measurement.
+    // Housekeeping, claim-floor, stats-snapshot and activity-flush ticks (their own
+    // transactions) are pushed far beyond the measurement.
     broker_process fused(db.conninfo(),
                          {{"QUEEN_PUSH_FUSION_WAIT_US", "20000"},
                           {"QUEEN_HOUSEKEEPING_INTERVAL_MS", "86400000"},
                           {"QUEEN_CLAIM_FLOOR_INTERVAL_MS", "86400000"},
-                          {"QUEEN_STATS_INTERVAL_MS", "86400000"}});
+                          {"QUEEN_STATS_INTERVAL_MS", "86400000"},
+                          {"QUEEN_METRICS_FLUSH_MS", "3600000"}});
     warm_up(fused);
     commit_counter commits(db);
 

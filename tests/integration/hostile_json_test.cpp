@@ -120,11 +120,12 @@ protected:
     static void SetUpTestSuite() {
         db_ = new test_cluster();
         db_->run_sql(footprint_function);
-        // No housekeeping, no raise of the claim floors and no stats snapshot during the run:
-        // the footprint must move only with the requests.
+        // No housekeeping, no raise of the claim floors, no stats snapshot and no activity flush
+        // during the run: the footprint must move only with the requests.
         broker_ = new broker_process(db_->conninfo(), {{"QUEEN_HOUSEKEEPING_INTERVAL_MS", "3600000"},
                                                        {"QUEEN_CLAIM_FLOOR_INTERVAL_MS", "3600000"},
-                                                       {"QUEEN_STATS_INTERVAL_MS", "3600000"}});
+                                                       {"QUEEN_STATS_INTERVAL_MS", "3600000"},
+                                                       {"QUEEN_METRICS_FLUSH_MS", "3600000"}});
     }
     static void TearDownTestSuite() {
         delete broker_;
