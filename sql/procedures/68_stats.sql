@@ -183,7 +183,9 @@ CREATE OR REPLACE FUNCTION queen.stats_age()
 RETURNS integer
 LANGUAGE sql STABLE
 AS $$
-    SELECT coalesce(floor(extract(epoch FROM now() - max(s.taken_at)))::integer, -1)
+    -- now() is the reader's transaction start, which can precede a snapshot committed while the
+    -- transaction runs: such a snapshot is 0 seconds old, not -1.
+    SELECT coalesce(greatest(floor(extract(epoch FROM now() - max(s.taken_at))), 0)::integer, -1)
       FROM queen.stats_snapshots s WHERE s.taken_at IS NOT NULL
 $$;
 COMMENT ON FUNCTION queen.stats_age() IS
