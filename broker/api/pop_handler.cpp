@@ -16,6 +16,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 
 namespace queen::api {
 
@@ -49,7 +51,7 @@ std::vector<claimed_partition> partitions_of(const store::claimed_spans& claimed
 }
 
 // The 200 answer of API.md's pop: the envelope of the first partition, then every message of
-// the claimed spans, decoded from the segments in place.
+// the claimed spans but the tombstoned ones, decoded from the segments in place.
 pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed) {
     pop_result r;
     const auto parts = partitions_of(claimed, r.lease_id);
@@ -75,7 +77,8 @@ pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, c
         auto segment = segment::decoded_segment::decode(seg.body);
         std::int64_t offset = seg.first_offset;
         for (const auto& f : segment.frames()) {
-            if (offset > cp.span_start && offset <= cp.span_end) {
+            if (offset > cp.span_start && offset <= cp.span_end &&
+                !std::binary_search(seg.skip_offsets.begin(), seg.skip_offsets.end(), offset)) {
                 ++r.message_count;
                 if (crypto::payload_cipher::is_sealed(f.payload))
                     write_pop_message(out, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
