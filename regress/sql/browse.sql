@@ -63,6 +63,17 @@ SELECT pg_temp.del('br_t', 'p1', 't1');
 SELECT partition, "offset" FROM queen.claim('br_t', '__QUEUE_MODE__', 1);
 SELECT pg_temp.cursor('br_t', 'p1', '__QUEUE_MODE__');
 
+-- A lease that expires after its head was deleted counts no attempt: with retryLimit 0 the
+-- next message is delivered, not dead-lettered.
+SELECT pg_temp.push('br_q', 'f', 'f' || g) FROM generate_series(1, 2) g;
+SELECT pg_temp.popped('br_q', 'f', '__QUEUE_MODE__', 1) AS popped, pg_temp.del('br_q', 'f', 'f1');
+UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second'
+ WHERE partition_id = pg_temp.pid('br_q', 'f') AND consumer_group = '__QUEUE_MODE__';
+SELECT pg_temp.popped('br_q', 'f', '__QUEUE_MODE__', 1) AS popped, pg_temp.cursor('br_q', 'f', '__QUEUE_MODE__'),
+       (SELECT attempts FROM queen.log_consumers WHERE partition_id = pg_temp.pid('br_q', 'f')
+           AND consumer_group = '__QUEUE_MODE__') AS attempts,
+       (SELECT count(*) FROM queen.dead_letters WHERE partition_id = pg_temp.pid('br_q', 'f')) AS dead_letters;
+
 -- Dead letters go with the delete, in every group; a dead letter is never written for a
 -- tombstoned message.
 SELECT pg_temp.push('br_q', 'b', 'b' || g) FROM generate_series(1, 3) g;

@@ -130,8 +130,10 @@ BEGIN
             v_committed := queen.past_tombstones(c.partition_id, v_committed, c.last_offset);
         END IF;
 
-        IF c.lease_id IS NOT NULL AND NOT c.lease_counted THEN
-            -- The previous lease expired unreleased: one attempt for its head.
+        -- The previous lease expired unreleased: one attempt for its head, unless its head has
+        -- been deleted since (the cursor just moved over it): the message after it may never
+        -- have been delivered.
+        IF c.lease_id IS NOT NULL AND NOT c.lease_counted AND v_committed = c.committed THEN
             v_attempts := CASE WHEN v_attempt_at = v_committed + 1 THEN v_attempts + 1 ELSE 1 END;
             v_attempt_at := v_committed + 1;
             IF v_attempts > q.retry_limit THEN
