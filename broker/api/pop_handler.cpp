@@ -18,6 +18,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <algorithm>
+
 
 namespace queen::api {
 
@@ -53,7 +55,7 @@ std::vector<claimed_partition> partitions_of(const store::claimed_spans& claimed
 }
 
 // The 200 answer of API.md's pop: the envelope of the first partition, then every message of
-// the claimed spans, decoded from the segments in place.
+// the claimed spans but the tombstoned ones, decoded from the segments in place.
 pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed) {
     pop_result r;
     const auto parts = partitions_of(claimed, r.lease_id);
@@ -80,7 +82,8 @@ pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, c
         auto segment = segment::decoded_segment::decode(seg.body);
         std::int64_t offset = seg.first_offset;
         for (const auto& f : segment.frames()) {
-            if (offset > cp.span_start && offset <= cp.span_end) {
+            if (offset > cp.span_start && offset <= cp.span_end &&
+                !std::binary_search(seg.skip_offsets.begin(), seg.skip_offsets.end(), offset)) {
                 ++r.message_count;
                 const std::int64_t lag_ms = std::max<std::int64_t>(0, (now_us - f.created_at_us) / 1000);
                 r.lag_sum_ms += lag_ms;

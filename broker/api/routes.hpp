@@ -27,6 +27,11 @@ boost::asio::awaitable<http::response> handle_delete_group_queue(app::broker_con
 boost::asio::awaitable<http::response> handle_seek_group(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_seek_group_partition(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_group_subscription(app::broker_context& ctx, http::request_context& rc);
+// The message browser (api/messages_handler.cpp).
+boost::asio::awaitable<http::response> handle_browse_messages(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_get_message(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_delete_message(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_queue_messages(app::broker_context& ctx, http::request_context& rc);
 // Dead letters and traces (api/dlq_handler.cpp, api/traces_handler.cpp).
 boost::asio::awaitable<http::response> handle_dlq_list(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_dlq_requeue(app::broker_context& ctx, http::request_context& rc);

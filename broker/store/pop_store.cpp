@@ -4,10 +4,31 @@
 #include "db/pg_binary.hpp"
 #include "segment/segment_codec.hpp"
 
+#include <charconv>
+
 namespace queen::store {
 
 namespace asio = boost::asio;
 using db::pg_param;
+
+namespace {
+
+// "3,5,8" (array_to_string of a bigint[]) as numbers.
+std::vector<std::int64_t> offsets_of(std::string_view text) {
+    std::vector<std::int64_t> out;
+    while (!text.empty()) {
+        const auto comma = text.find(',');
+        const auto item = text.substr(0, comma);
+        std::int64_t v = 0;
+        std::from_chars(item.data(), item.data() + item.size(), v);
+        out.push_back(v);
+        if (comma == std::string_view::npos) break;
+        text.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+}  // namespace
 
 asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c) {
     const std::string batch = std::to_string(c.batch), partitions = std::to_string(c.partitions);
@@ -21,15 +42,17 @@ asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c
                                  pg_param::text(c.subscribe_all ? "true" : "false"),
                                  c.subscription_at_us ? pg_param::text(sub_at) : pg_param::null()};
     auto res = co_await pool.exec(
-        "SELECT partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_body "
+        "SELECT partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_body, "
+        "array_to_string(skip_offsets, ',') "
         "FROM queen.pop($1, $2, $3, $4::int, $5::int, $6::boolean, $7::boolean, $8::timestamptz)",
         params, db::result_format::binary);
     claimed_spans out;
     out.segments.reserve(static_cast<std::size_t>(res.rows()));
     for (int row = 0; row < res.rows(); ++row) {
         claimed_segment s{res.int64(row, 0), std::string(res.text(row, 1)), std::nullopt, res.int64(row, 3),
-                          res.int64(row, 4), res.int64(row, 5), res.text(row, 6)};
+                          res.int64(row, 4), res.int64(row, 5), res.text(row, 6), {}};
         if (!res.is_null(row, 2)) s.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
+        if (!res.is_null(row, 7)) s.skip_offsets = offsets_of(res.text(row, 7));
         out.segments.push_back(std::move(s));
     }
     out.result = std::move(res);

@@ -32,6 +32,7 @@ struct claimed_segment {
     std::int64_t span_end = 0;
     std::int64_t first_offset = 0;            // of the segment's first frame
     std::string_view body;                    // the segment's bytes, held by claimed_spans::result
+    std::vector<std::int64_t> skip_offsets;   // tombstoned offsets of the span, ascending: not delivered
 };
 
 // What a claim returns: the segments, whose bytes stay in the database's answer (no copy on

@@ -108,12 +108,19 @@ BEGIN
         RETURN 0;
     END IF;
     PERFORM queen.raise_partition_floors(p_partition_ids, p_last_offsets);
-    DELETE FROM queen.log_segments s
-     USING unnest(p_partition_ids, p_last_offsets) AS d(id, off)
-     WHERE s.partition_id = d.id AND s.last_offset = d.off;
-    GET DIAGNOSTICS v_deleted = ROW_COUNT;
+    -- A segment's tombstones (44_tombstones.sql) go with it.
+    WITH gone AS (
+        DELETE FROM queen.log_segments s
+         USING unnest(p_partition_ids, p_last_offsets) AS d(id, off)
+         WHERE s.partition_id = d.id AND s.last_offset = d.off
+        RETURNING s.partition_id, s.first_offset, s.last_offset
+    ), tombstones AS (
+        DELETE FROM queen.message_tombstones t USING gone g
+         WHERE t.partition_id = g.partition_id AND t.msg_offset BETWEEN g.first_offset AND g.last_offset
+    )
+    SELECT count(*) INTO v_deleted FROM gone;
     RETURN v_deleted;
 END;
 $$;
 COMMENT ON FUNCTION queen.delete_segments(bigint[], bigint[]) IS
-  'Deletes segments, keeping each emptied partition''s head as its floor.';
+  'Deletes segments with their tombstones, keeping each emptied partition''s head as its floor.';

@@ -2,7 +2,9 @@
 -- and identity decoded from their segments (or, for a segment plain SQL cannot decode, a
 -- copy of that segment, so nothing is lost). Cursors are the caller's business.
 -- queen.dead_letter_range(queue, partition, from, to, group, error, attempts, reason):
---   every message of offsets from..to (those retention already removed are skipped).
+--   every message of offsets from..to (those retention already removed, and tombstoned ones,
+--   are skipped). It takes queen.tombstone_lock first, and reads tombstones in the statement
+--   after it, so it orders with a concurrent delete (44_tombstones.sql).
 -- queen.dead_letter(queue, partition, offset, group, error, attempts, reason): one message.
 
 CREATE OR REPLACE FUNCTION queen.dead_letter_range(
@@ -11,6 +13,7 @@ CREATE OR REPLACE FUNCTION queen.dead_letter_range(
 RETURNS integer
 LANGUAGE sql
 AS $$
+    SELECT queen.tombstone_lock(p_partition_id);
     WITH moved AS (
         INSERT INTO queen.dead_letters (queue_id, partition_id, msg_offset, consumer_group, transaction_id,
                                         trace_id, producer_sub, payload, segment, error_message, attempts,
@@ -24,6 +27,8 @@ AS $$
            AND s.last_offset >= p_from
            AND s.first_offset <= p_to
            AND s.first_offset + f.idx BETWEEN p_from AND p_to
+           AND NOT EXISTS (SELECT 1 FROM queen.message_tombstones t
+                            WHERE t.partition_id = p_partition_id AND t.msg_offset = s.first_offset + f.idx)
          ORDER BY s.first_offset + f.idx
         RETURNING 1)
     SELECT count(*)::integer FROM moved

@@ -4,8 +4,10 @@
 --   (>= 1); auto_ack; subscription start for a group's first pop (p_subscribe_all = true
 --   means from the beginning, else p_subscription_at, NULL meaning now).
 -- Output: one row per segment overlapping a claimed span, in claim order then offset
---   order, each with its partition, the pop's lease id (NULL with auto_ack) and the span
---   (span_start, span_end] — the caller trims the segments to it. No row: nothing to hand out.
+--   order, each with its partition, the pop's lease id (NULL with auto_ack), the span
+--   (span_start, span_end] — the caller trims the segments to it — and skip_offsets, the
+--   tombstoned offsets inside the span, which the caller does not deliver (NULL: none). No
+--   row: nothing to hand out.
 -- Claim: a partition is claimable when it has messages past the group's cursor, no live
 --   lease, no pending retryDelay, its window buffer has passed and its head is past its
 --   delay. Among claimable partitions the one whose oldest waiting message is oldest goes
@@ -18,12 +20,28 @@
 --   head; a head that exhausts retryLimit this way is dead-lettered (reason lease_expired).
 -- maxWaitTimeSeconds: messages older than that when their partition is claimed are
 --   dead-lettered for the group (reason expired) instead of delivered.
+-- Tombstones (44_tombstones.sql): a span never starts on a tombstoned offset; the cursor moves
+--   over them first. A partition whose backlog held only tombstones hands out nothing, so
+--   the claim runs again for the partitions it did not fill (a bounded number of rounds):
+--   a pop never answers empty because of tombstones while live messages are claimable.
+--   Without tombstones this costs one empty index probe per claimed partition.
+
+-- skip_offsets is new in the output: drop the older form where it is still installed.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc
+                WHERE oid = to_regprocedure('queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz)')
+                  AND NOT ('skip_offsets' = ANY (proargnames))) THEN
+        DROP FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz);
+    END IF;
+END
+$$;
 
 CREATE OR REPLACE FUNCTION queen.pop(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
     p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
 RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
-              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea)
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[])
 LANGUAGE plpgsql
 -- Key lookups only: a plan cached while a table was small must not scan it whole once it
 -- has grown (docs/architecture.md, "Plans that stay right"). The claim must walk
@@ -52,6 +70,11 @@ DECLARE
     v_floor     timestamptz;
     v_only      bigint;  -- the one partition asked for, if any
     v_span_top  bigint;  -- last_offset of the segment holding the span's end
+    v_tomb      boolean; -- the partition has tombstones past the cursor
+    v_skip      bigint[];
+    v_slots     integer := p_max_partitions;  -- partitions still to claim
+    v_emptied   boolean; -- a claimed partition held only tombstones: claim again
+    v_rounds    integer := 0;
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
         RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
@@ -73,6 +96,10 @@ BEGIN
     END IF;
     v_floor := queen.claim_floor(q.id, p_group);
 
+    <<claim>>
+    LOOP
+    v_emptied := false;
+    v_rounds := v_rounds + 1;
     FOR c IN
         SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
                lc.attempts_offset, h.last_offset, lc.ctid AS tid,
@@ -89,7 +116,7 @@ BEGIN
            AND (lc.retry_at IS NULL OR lc.retry_at <= now())
            AND (q.window_buffer = 0 OR h.last_created_at <= now() - make_interval(secs => q.window_buffer))
          ORDER BY lc.ready_at, lc.partition_id
-         LIMIT p_max_partitions
+         LIMIT v_slots
            FOR UPDATE OF lc SKIP LOCKED
     LOOP
         EXIT WHEN v_left <= 0;
@@ -97,8 +124,16 @@ BEGIN
         v_attempts := c.attempts;
         v_attempt_at := c.attempts_offset;
 
-        IF c.lease_id IS NOT NULL AND NOT c.lease_counted THEN
-            -- The previous lease expired unreleased: one attempt for its head.
+        v_tomb := EXISTS (SELECT 1 FROM queen.message_tombstones t
+                           WHERE t.partition_id = c.partition_id AND t.msg_offset > v_committed);
+        IF v_tomb THEN
+            v_committed := queen.past_tombstones(c.partition_id, v_committed, c.last_offset);
+        END IF;
+
+        -- The previous lease expired unreleased: one attempt for its head, unless its head has
+        -- been deleted since (the cursor just moved over it): the message after it may never
+        -- have been delivered.
+        IF c.lease_id IS NOT NULL AND NOT c.lease_counted AND v_committed = c.committed THEN
             v_attempts := CASE WHEN v_attempt_at = v_committed + 1 THEN v_attempts + 1 ELSE 1 END;
             v_attempt_at := v_committed + 1;
             IF v_attempts > q.retry_limit THEN
@@ -107,6 +142,9 @@ BEGIN
                 v_committed := v_committed + 1;
                 v_attempts := 0;
                 v_attempt_at := 0;
+                IF v_tomb THEN
+                    v_committed := queen.past_tombstones(c.partition_id, v_committed, c.last_offset);
+                END IF;
             END IF;
         END IF;
 
@@ -130,6 +168,9 @@ BEGIN
                 v_committed := v_expired_end;
                 v_attempts := 0;
                 v_attempt_at := 0;
+                IF v_tomb THEN
+                    v_committed := queen.past_tombstones(c.partition_id, v_committed, c.last_offset);
+                END IF;
             END IF;
         END IF;
 
@@ -142,7 +183,13 @@ BEGIN
             v_end := least(v_end, coalesce(v_ready_end, 0));
         END IF;
 
+        IF v_attempt_at <= v_committed THEN
+            v_attempts := 0;  -- the cursor passed the head they counted for
+            v_attempt_at := 0;
+        END IF;
+
         IF v_end <= v_committed THEN
+            v_emptied := v_emptied OR (v_tomb AND v_committed >= c.last_offset);
             UPDATE queen.log_consumers lc
                SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
                    lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
@@ -167,6 +214,8 @@ BEGIN
              WHERE lc.ctid = c.tid;  -- the version locked above (51_cursor_versions.sql)
         END IF;
         v_left := v_left - (v_end - v_committed);
+        v_slots := v_slots - 1;
+        v_skip := CASE WHEN v_tomb THEN queen.tombstones_in(c.partition_id, v_committed, v_end) END;
 
         -- The segment holding v_end bounds the scan: the index is on last_offset, and without
         -- an upper bound it would read every segment of the backlog past the span.
@@ -174,7 +223,7 @@ BEGIN
          WHERE s.partition_id = c.partition_id AND s.last_offset >= v_end
          ORDER BY s.last_offset LIMIT 1;
         RETURN QUERY
-            SELECT c.partition_id, c.name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body
+            SELECT c.partition_id, c.name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body, v_skip
               FROM queen.log_segments s
              WHERE s.partition_id = c.partition_id
                AND s.last_offset > v_committed
@@ -182,6 +231,8 @@ BEGIN
                AND s.first_offset <= v_end
              ORDER BY s.last_offset;
     END LOOP;
+    EXIT claim WHEN NOT v_emptied OR v_left <= 0 OR v_slots <= 0 OR v_rounds >= 8;
+    END LOOP claim;
 END;
 $$;
 COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz) IS

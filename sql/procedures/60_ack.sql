@@ -10,6 +10,9 @@
 -- Resolution acts only inside the group's live span (committed, lease_end]; an ack of a
 --   message at or below the cursor is a noop (completed) or 'already committed' (nack);
 --   anything else that does not resolve is 'unresolvable' and changes nothing.
+-- Tombstones (44_tombstones.sql): a nack of a message tombstoned after it was handed out
+--   counts as completed; a commit that reaches the offset before a tombstone moves over the
+--   tombstones that follow it, up to the span end.
 -- Lock order: cursor rows are locked FOR UPDATE in partition id order.
 
 CREATE OR REPLACE FUNCTION queen.ack(
@@ -113,6 +116,20 @@ BEGIN
             END IF;
         END LOOP;
 
+        -- A nack of a copy handed out before its message was deleted acts as completed: it is
+        -- not redelivered, counts no attempt and is never dead-lettered.
+        IF v_live AND EXISTS (SELECT 1 FROM queen.message_tombstones t
+                               WHERE t.partition_id = v_pid AND t.msg_offset > cur.committed
+                                 AND t.msg_offset <= cur.lease_end) THEN
+            FOR i IN 1..v_n LOOP
+                IF p_partition_ids[i] = v_pid AND o_state[i] = 'signal' AND p_statuses[i] <> 'completed'
+                   AND EXISTS (SELECT 1 FROM queen.message_tombstones t
+                                WHERE t.partition_id = v_pid AND t.msg_offset = o_off[i]) THEN
+                    p_statuses[i] := 'completed';
+                END IF;
+            END LOOP;
+        END IF;
+
         -- The walk over this partition's signals (API.md, steps 1-4).
         v_committed := cur.committed;
         v_attempts := cur.attempts;
@@ -181,6 +198,9 @@ BEGIN
             EXIT;
         END LOOP;
 
+        IF v_live AND v_stop_at IS NULL AND v_committed > cur.committed AND v_committed < cur.lease_end THEN
+            v_committed := queen.past_tombstones(v_pid, v_committed, cur.lease_end);
+        END IF;
         IF v_attempt_at <= v_committed THEN
             v_attempts := 0;
             v_attempt_at := 0;

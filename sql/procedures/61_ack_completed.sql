@@ -3,8 +3,8 @@
 -- one resolves, classifies, moves the cursors and answers, whatever the number of acks.
 -- Same inputs, outputs and rules as queen.ack (60_ack.sql), which calls it; with only
 -- completions the walk there reduces to: the cursor moves to the highest acked offset of
--- the live span, attempts below it are forgotten, the lease is released once the cursor
--- reaches its end. Statuses are not checked here: queen.ack only calls it when every
+-- the live span (and over the tombstones right after it), attempts below it are forgotten,
+-- the lease is released once the cursor reaches its end. Statuses are not checked here: queen.ack only calls it when every
 -- status is 'completed'.
 -- Lock order: cursor rows FOR UPDATE in partition id order, as queen.ack.
 
@@ -62,12 +62,17 @@ BEGIN
                END AS state
           FROM resolved r
     ), moved AS MATERIALIZED (
-        SELECT c.pid, c.tid, c.live, x.top,
-               greatest(c.committed, x.top) AS new_committed,
-               c.live AND greatest(c.committed, x.top) >= c.lease_end AS released
+        SELECT c.pid, c.tid, c.live, x.top, n.new_committed,
+               c.live AND n.new_committed >= c.lease_end AS released
           FROM cursors c
           LEFT JOIN (SELECT k.pid, max(k.off) AS top FROM classified k
                       WHERE k.state = 'signal' GROUP BY k.pid) x ON x.pid = c.pid
+         -- A commit short of the span end moves over the tombstones that follow it
+         -- (44_tombstones.sql): one probe, only for a partial acknowledgement.
+         CROSS JOIN LATERAL (
+            SELECT CASE WHEN c.live AND x.top > c.committed AND x.top < c.lease_end
+                        THEN queen.past_tombstones(c.pid, x.top, c.lease_end)
+                        ELSE greatest(c.committed, x.top) END AS new_committed) n
     ), updated AS (
         UPDATE queen.log_consumers lc
            SET committed = m.new_committed,

@@ -1,6 +1,6 @@
 -- Queues as a whole.
 -- queen.delete_queue(name): removes a queue with its partitions, segments, cursors,
---   dedup entries, dead letters and consumer-group metadata. Returns whether it existed.
+--   dedup entries, tombstones, dead letters and consumer-group metadata. Returns whether it existed.
 -- queen.queue_encryption(names): encryptionEnabled per name (false for an unknown queue).
 -- queen.database_health(): the server version and queen_ext's version (NULL without it),
 --   in one round trip that proves the database answers.
@@ -21,6 +21,8 @@ BEGIN
      WHERE p.queue_id = v_id AND s.partition_id = p.id;
     DELETE FROM queen.log_dedup d USING queen.log_partitions p
      WHERE p.queue_id = v_id AND d.partition_id = p.id;
+    DELETE FROM queen.message_tombstones t USING queen.log_partitions p
+     WHERE p.queue_id = v_id AND t.partition_id = p.id;
     DELETE FROM queen.log_consumers WHERE queue_id = v_id;
     DELETE FROM queen.claim_floors WHERE queue_id = v_id;
     DELETE FROM queen.dead_letters WHERE queue_id = v_id;

@@ -42,7 +42,8 @@ COMMENT ON FUNCTION queen.send_batch(text, jsonb[], text, text[]) IS
   'Stores messages of one partition in order, one segment; returns one row per payload.';
 
 -- queen.claim(queue, consumer_group, batch, partition, auto_ack): leases the next span (as a
--- pop does) and returns its messages decoded, in offset order, with the lease id.
+-- pop does) and returns its messages decoded, in offset order, with the lease id; tombstoned
+-- messages are not returned.
 CREATE OR REPLACE FUNCTION queen.claim(
     p_queue text, p_consumer_group text DEFAULT '__QUEUE_MODE__', p_batch integer DEFAULT 1,
     p_partition text DEFAULT NULL, p_auto_ack boolean DEFAULT false)
@@ -57,6 +58,7 @@ AS $$
                      true, NULL) p
      CROSS JOIN LATERAL queen.decode_segment(p.seg_body) f
      WHERE p.seg_first + f.idx > p.span_start AND p.seg_first + f.idx <= p.span_end
+       AND NOT coalesce(p.seg_first + f.idx = ANY (p.skip_offsets), false)  -- tombstoned
      ORDER BY p.seg_first + f.idx
 $$;
 COMMENT ON FUNCTION queen.claim(text, text, integer, text, boolean) IS

@@ -48,8 +48,9 @@ COMMENT ON VIEW queen.queue_depth IS
   'Per queue: partitions, total, pending, processing, completed, dead letters, oldest waiting message.';
 
 -- queen.message_status: one row per stored message and group with a cursor on its partition:
--- dead_letter (a dead letter of that group), completed (at or below the cursor), processing
--- (inside a live lease), else pending. Filter it by queue (and partition).
+-- the message's status for that group alone (queen.message_status_rule, 73_browse.sql):
+-- deleted (a tombstone), dead_letter (a dead letter of that group), completed (at or below the
+-- cursor), processing (inside a live lease), else pending. Filter it by queue (and partition).
 CREATE OR REPLACE VIEW queen.message_status AS
 SELECT m.id,
        m.queue,
@@ -59,13 +60,17 @@ SELECT m.id,
        m.transaction_id,
        m.created_at,
        c.consumer_group,
-       CASE WHEN EXISTS (SELECT 1 FROM queen.dead_letters d
-                          WHERE d.partition_id = m.partition_id AND d.msg_offset = m."offset"
-                            AND d.consumer_group = c.consumer_group) THEN 'dead_letter'
-            WHEN m."offset" <= c.committed THEN 'completed'
-            WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > now() AND m."offset" <= c.lease_end THEN 'processing'
-            ELSE 'pending' END AS status
+       queen.message_status_rule(
+           m."offset",
+           EXISTS (SELECT 1 FROM queen.message_tombstones t
+                    WHERE t.partition_id = m.partition_id AND t.msg_offset = m."offset"),
+           EXISTS (SELECT 1 FROM queen.dead_letters d
+                    WHERE d.partition_id = m.partition_id AND d.msg_offset = m."offset"
+                      AND d.consumer_group = c.consumer_group),
+           c.committed,
+           CASE WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > now() THEN c.lease_end END,
+           '{}') AS status
   FROM queen.messages m
   JOIN queen.log_consumers c ON c.partition_id = m.partition_id;
 COMMENT ON VIEW queen.message_status IS
-  'Per stored message and consumer group: dead_letter, completed, processing or pending.';
+  'Per stored message and consumer group: deleted, dead_letter, completed, processing or pending.';
