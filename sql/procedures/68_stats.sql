@@ -185,7 +185,8 @@ LANGUAGE sql STABLE
 AS $$
     -- now() is the reader's transaction start, which can precede a snapshot committed while the
     -- transaction runs: such a snapshot is 0 seconds old, not -1.
-    SELECT coalesce(greatest(floor(extract(epoch FROM now() - max(s.taken_at))), 0)::integer, -1)
+    SELECT CASE WHEN max(s.taken_at) IS NULL THEN -1
+                ELSE greatest(floor(extract(epoch FROM now() - max(s.taken_at))), 0)::integer END
       FROM queen.stats_snapshots s WHERE s.taken_at IS NOT NULL
 $$;
 COMMENT ON FUNCTION queen.stats_age() IS
