@@ -1,5 +1,7 @@
 #include "store/maintenance_store.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace queen::store {
 
 namespace asio = boost::asio;
@@ -25,12 +27,20 @@ asio::awaitable<bool> try_lead_housekeeping(db::pooled_connection& conn) {
     co_return got.boolean(0, 0);
 }
 
-asio::awaitable<std::string> run_housekeeping(db::pooled_connection& conn, std::chrono::seconds group_idle,
-                                              std::chrono::seconds partition_idle) {
+asio::awaitable<housekeeping_counts> run_housekeeping(db::pooled_connection& conn, std::chrono::seconds group_idle,
+                                                      std::chrono::seconds partition_idle) {
     const std::string groups = std::to_string(group_idle.count()), partitions = std::to_string(partition_idle.count());
     std::vector<pg_param> params{pg_param::text(groups), pg_param::text(partitions)};
     auto res = co_await conn.exec("SELECT queen.run_housekeeping($1::int, $2::int)", params);
-    co_return std::string(res.text(0, 0));
+    housekeeping_counts out;
+    out.summary = std::string(res.text(0, 0));
+    const auto doc = nlohmann::json::parse(out.summary);
+    if (auto it = doc.find("removed"); it != doc.end() && it->is_array()) {
+        for (const auto& r : *it)
+            out.removed.push_back(removed_messages{r.at("queue").get<std::string>(), r.value("group", std::string()),
+                                                   r.at("kind").get<std::string>(), r.at("messages").get<std::int64_t>()});
+    }
+    co_return out;
 }
 
 asio::awaitable<claim_floor_counts> raise_claim_floors(db::pooled_connection& conn) {

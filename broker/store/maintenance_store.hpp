@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace queen::store {
 
@@ -27,9 +28,24 @@ boost::asio::awaitable<maintenance_flags_row> set_maintenance(db::pg_pool& pool,
 // holds it until the connection closes).
 boost::asio::awaitable<bool> try_lead_housekeeping(db::pooled_connection& conn);
 
-// queen.run_housekeeping: one round of retention, expiry and reclaim; its counts as JSON.
-boost::asio::awaitable<std::string> run_housekeeping(db::pooled_connection& conn, std::chrono::seconds group_idle,
-                                                     std::chrono::seconds partition_idle);
+// Messages one housekeeping round removed from a queue: by retention (kind "retention" or
+// "completed") or moved to a group's dead letters for maxWaitTimeSeconds ("expired").
+struct removed_messages {
+    std::string queue;
+    std::string group;  // "" for retention
+    std::string kind;
+    std::int64_t messages = 0;
+};
+
+struct housekeeping_counts {
+    std::string summary;  // the round's counts as JSON, for the log
+    std::vector<removed_messages> removed;
+};
+
+// queen.run_housekeeping: one round of retention, expiry and reclaim, and what it removed.
+boost::asio::awaitable<housekeeping_counts> run_housekeeping(db::pooled_connection& conn,
+                                                             std::chrono::seconds group_idle,
+                                                             std::chrono::seconds partition_idle);
 
 // queen.raise_claim_floors: raises every queue's claim floors (one transaction per queue);
 // how many were raised, and how many queues were skipped because a push held their lock.

@@ -134,10 +134,11 @@ asio::awaitable<std::optional<deleted_message>> delete_message(db::pg_pool& pool
                                                                const std::optional<std::string>& deleted_by) {
     const std::string pid = std::to_string(partition_id);
     std::vector<pg_param> params{pg_param::text(pid), pg_param::text(transaction_id), opt_param(deleted_by)};
-    auto res = co_await pool.exec("SELECT msg_offset, already_deleted FROM queen.delete_message($1::bigint, $2, $3)",
-                                  params, db::result_format::binary);
+    auto res = co_await pool.exec(
+        "SELECT msg_offset, already_deleted, queue_name FROM queen.delete_message($1::bigint, $2, $3)", params,
+        db::result_format::binary);
     if (res.rows() == 0) co_return std::nullopt;
-    co_return deleted_message{res.int64(0, 0), res.boolean(0, 1)};
+    co_return deleted_message{res.int64(0, 0), res.boolean(0, 1), std::string(res.text(0, 2))};
 }
 
 }  // namespace queen::store

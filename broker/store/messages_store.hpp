@@ -100,6 +100,7 @@ boost::asio::awaitable<std::optional<message_detail>> read_message(db::pg_pool& 
 struct deleted_message {
     std::int64_t offset = 0;
     bool already_deleted = false;
+    std::string queue;
 };
 
 // queen.delete_message: tombstones the message and removes its dead letters; nullopt when

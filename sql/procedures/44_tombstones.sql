@@ -85,9 +85,10 @@ COMMENT ON FUNCTION queen.find_message(bigint, text) IS
 
 -- queen.delete_message(partition, transaction id, deleted_by): tombstones the message and
 -- removes its dead letters of every group, in one transaction. No row: no such message.
--- already_deleted: it was tombstoned before (nothing changes).
-CREATE OR REPLACE FUNCTION queen.delete_message(p_partition_id bigint, p_txid text, p_deleted_by text)
-RETURNS TABLE(msg_offset bigint, already_deleted boolean, deleted_at timestamptz)
+-- already_deleted: it was tombstoned before (nothing changes). queue_name: the partition's queue.
+DROP FUNCTION IF EXISTS queen.delete_message(bigint, text, text);  -- it gained queue_name
+CREATE FUNCTION queen.delete_message(p_partition_id bigint, p_txid text, p_deleted_by text)
+RETURNS TABLE(msg_offset bigint, already_deleted boolean, deleted_at timestamptz, queue_name text)
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -106,6 +107,8 @@ BEGIN
     DELETE FROM queen.dead_letters d WHERE d.partition_id = p_partition_id AND d.msg_offset = v_off;
     SELECT t.deleted_at INTO deleted_at FROM queen.message_tombstones t
      WHERE t.partition_id = p_partition_id AND t.msg_offset = v_off;
+    SELECT q.name INTO queue_name FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+     WHERE p.id = p_partition_id;
     RETURN NEXT;
 END;
 $$;

@@ -32,6 +32,7 @@ DECLARE
     v_repaired  bigint := 0;
     v_expired   bigint := 0;
     v_floors    bigint := 0;
+    v_removed   jsonb := '[]';  -- [{queue, kind: retention|completed|expired, messages, group?}]
     v_end       bigint;
     v_n         bigint;
     v_doomed_pids    bigint[];
@@ -92,7 +93,8 @@ BEGIN
     -- maxWaitTimeSeconds also for groups that do not pop: a cursor whose head waited longer
     -- than that moves its expired messages to the dead letters (reason expired), as a pop would.
     FOR c IN
-        SELECT lc.partition_id, lc.consumer_group, lc.queue_id, lc.committed, q.max_wait_time_seconds AS max_wait
+        SELECT lc.partition_id, lc.consumer_group, lc.queue_id, lc.committed, q.max_wait_time_seconds AS max_wait,
+               q.name AS queue_name
           FROM queen.log_consumers lc
           JOIN queen.queues q ON q.id = lc.queue_id
           JOIN queen.log_partitions p ON p.id = lc.partition_id
@@ -113,6 +115,10 @@ BEGIN
             c.consumer_group, 'not consumed within maxWaitTimeSeconds', 0, 'expired');
         v_expired := v_expired + v_n;
         PERFORM queen.record_eviction(c.partition_id, v_n);
+        IF v_n > 0 THEN
+            v_removed := v_removed || jsonb_build_object('queue', c.queue_name, 'group', c.consumer_group,
+                                                         'kind', 'expired', 'messages', v_n);
+        END IF;
         UPDATE queen.log_consumers lc
            SET committed = v_end, attempts = 0, attempts_offset = 0, retry_at = NULL,
                lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
@@ -127,7 +133,7 @@ BEGIN
              WHERE q.retention_enabled AND q.retention_seconds > 0
                AND s.created_at < now() - make_interval(secs => q.retention_seconds)
              LIMIT p_batch) s;
-    PERFORM queen.record_retention(v_doomed_pids, v_doomed_offsets, 'retention');
+    v_removed := v_removed || queen.record_retention(v_doomed_pids, v_doomed_offsets, 'retention');
     v_retention := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
 
     WITH consumed AS (
@@ -145,7 +151,7 @@ BEGIN
                AND s.last_offset <= k.upto
                AND s.created_at < now() - make_interval(secs => q.completed_retention_seconds)
              LIMIT p_batch) s;
-    PERFORM queen.record_retention(v_doomed_pids, v_doomed_offsets, 'completed');
+    v_removed := v_removed || queen.record_retention(v_doomed_pids, v_doomed_offsets, 'completed');
     v_completed := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
 
     WITH expired AS (
@@ -207,7 +213,7 @@ BEGIN
     RETURN jsonb_build_object('retentionSegments', v_retention, 'completedRetentionSegments', v_completed,
                               'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts,
                               'repairedCursors', v_repaired, 'expiredMessages', v_expired,
-                              'resetClaimFloors', v_floors);
+                              'resetClaimFloors', v_floors, 'removed', v_removed);
 END;
 $$;
 COMMENT ON FUNCTION queen.run_housekeeping(integer, integer, integer) IS

@@ -209,22 +209,28 @@ COMMENT ON FUNCTION queen.record_partition_activity(bigint) IS
 -- queen.record_retention(partition ids, segment last offsets, kind): before a retention run
 -- deletes those segments, one retention_history row per partition with the messages they
 -- hold, as retention_msgs (kind 'retention') or completed_retention_msgs ('completed').
-CREATE OR REPLACE FUNCTION queen.record_retention(p_partition_ids bigint[], p_last_offsets bigint[], p_kind text)
-RETURNS void
+DROP FUNCTION IF EXISTS queen.record_retention(bigint[], bigint[], text);  -- it returns its counts now
+CREATE FUNCTION queen.record_retention(p_partition_ids bigint[], p_last_offsets bigint[], p_kind text)
+RETURNS jsonb
 LANGUAGE sql
 AS $$
-    INSERT INTO queen.retention_history (run_at, queue_name, partition_id, retention_msgs, completed_retention_msgs)
-    SELECT now(), q.name, s.partition_id,
-           CASE WHEN p_kind = 'retention' THEN sum(s.last_offset - s.first_offset + 1) ELSE 0 END,
-           CASE WHEN p_kind = 'completed' THEN sum(s.last_offset - s.first_offset + 1) ELSE 0 END
-      FROM unnest(p_partition_ids, p_last_offsets) AS d(id, off)
-      JOIN queen.log_segments s ON s.partition_id = d.id AND s.last_offset = d.off
-      JOIN queen.log_partitions p ON p.id = s.partition_id
-      JOIN queen.queues q ON q.id = p.queue_id
-     GROUP BY q.name, s.partition_id
+    WITH recorded AS (
+        INSERT INTO queen.retention_history (run_at, queue_name, partition_id, retention_msgs, completed_retention_msgs)
+        SELECT now(), q.name, s.partition_id,
+               CASE WHEN p_kind = 'retention' THEN sum(s.last_offset - s.first_offset + 1) ELSE 0 END,
+               CASE WHEN p_kind = 'completed' THEN sum(s.last_offset - s.first_offset + 1) ELSE 0 END
+          FROM unnest(p_partition_ids, p_last_offsets) AS d(id, off)
+          JOIN queen.log_segments s ON s.partition_id = d.id AND s.last_offset = d.off
+          JOIN queen.log_partitions p ON p.id = s.partition_id
+          JOIN queen.queues q ON q.id = p.queue_id
+         GROUP BY q.name, s.partition_id
+        RETURNING queue_name, retention_msgs + completed_retention_msgs AS messages
+    )
+    SELECT coalesce(jsonb_agg(jsonb_build_object('queue', r.queue_name, 'kind', p_kind, 'messages', r.messages)), '[]')
+      FROM (SELECT queue_name, sum(messages) AS messages FROM recorded GROUP BY queue_name) r
 $$;
 COMMENT ON FUNCTION queen.record_retention(bigint[], bigint[], text) IS
-  'Records, per partition, the messages of segments a retention run is about to delete.';
+  'Records, per partition, the messages of segments a retention run is about to delete; their count per queue.';
 
 -- queen.record_eviction(partition, messages): messages of a partition that housekeeping moved
 -- to the dead letters for maxWaitTimeSeconds, as one retention_history row.
