@@ -21,7 +21,10 @@ namespace asio = boost::asio;
 
 housekeeper::housekeeper(asio::any_io_executor executor, housekeeper_options options)
     : executor_(std::move(executor)), options_(std::move(options)) {
-    pool_ = std::make_shared<db::pg_pool>(executor_, db::pg_pool_options{options_.conninfo, 1});
+    db::pg_pool_options pool_options;
+    pool_options.conninfo = options_.conninfo;
+    pool_options.size = 1;
+    pool_ = std::make_shared<db::pg_pool>(executor_, pool_options);
 }
 
 void housekeeper::start() {
@@ -66,7 +69,9 @@ asio::awaitable<void> housekeeper::run() {
             if (std::chrono::steady_clock::now() < housekeeping_due) continue;
             housekeeping_due = std::chrono::steady_clock::now() + options_.interval;
             const auto counts = co_await store::run_housekeeping(*conn, options_.group_idle, options_.partition_idle);
-            log::debug("housekeeping: {}", counts);
+            log::debug("housekeeping: {}", counts.summary);
+            if (options_.on_removed)
+                for (const auto& r : counts.removed) options_.on_removed(r);
         } catch (const std::exception& e) {
             // A lost connection also lost the lock: compete again at the next tick.
             if (st->leader) log::warn("housekeeping: giving up leadership: {}", e.what());

@@ -4,12 +4,14 @@
 // lock. When that broker dies its session ends, the lock is free, and another broker takes
 // over at its next tick.
 #include "db/pg_pool.hpp"
+#include "store/maintenance_store.hpp"
 
 #include <utility>
 #include <boost/asio/any_io_executor.hpp>
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -22,6 +24,8 @@ struct housekeeper_options {
     std::chrono::milliseconds stats_interval{10000};  // refresh of the stats snapshot
     std::chrono::seconds group_idle{0};              // 0: groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
+    // Optional observer (metrics): what each committed housekeeping round removed, per queue.
+    std::function<void(const store::removed_messages&)> on_removed;
 };
 
 class housekeeper {

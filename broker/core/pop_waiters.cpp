@@ -19,7 +19,7 @@ void pop_waiters::remove(const std::string& queue, std::uint64_t id) {
     if (it->second.empty()) by_queue_.erase(it);
 }
 
-void pop_waiters::wake(const std::string& queue) {
+void pop_waiters::wake(const std::string& queue, wake_reason reason) {
     std::vector<wake_fn> fns;
     {
         std::lock_guard lock(mutex_);
@@ -27,17 +27,17 @@ void pop_waiters::wake(const std::string& queue) {
         if (it == by_queue_.end()) return;
         for (auto& [id, fn] : it->second) fns.push_back(fn);
     }
-    for (auto& fn : fns) fn();
+    for (auto& fn : fns) fn(reason);
 }
 
-void pop_waiters::wake_all() {
+void pop_waiters::wake_all(wake_reason reason) {
     std::vector<wake_fn> fns;
     {
         std::lock_guard lock(mutex_);
         for (auto& [queue, m] : by_queue_)
             for (auto& [id, fn] : m) fns.push_back(fn);
     }
-    for (auto& fn : fns) fn();
+    for (auto& fn : fns) fn(reason);
 }
 
 std::map<std::string, std::size_t, std::less<>> pop_waiters::counts_by_queue() const {

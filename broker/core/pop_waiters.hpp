@@ -11,14 +11,18 @@
 
 namespace queen::core {
 
+// Why a parked pop was woken: a push on this broker, a notification from another, or a
+// (re)connection of the LISTEN connection after which every parked pop re-checks.
+enum class wake_reason { push, notify, recheck };
+
 class pop_waiters {
 public:
-    using wake_fn = std::function<void()>;
+    using wake_fn = std::function<void(wake_reason)>;
 
     std::uint64_t add(const std::string& queue, wake_fn fn);
     void remove(const std::string& queue, std::uint64_t id);
-    void wake(const std::string& queue);
-    void wake_all();
+    void wake(const std::string& queue, wake_reason reason);
+    void wake_all(wake_reason reason);
     std::size_t size() const;
     // Parked pops per queue, for the queues that have any.
     std::map<std::string, std::size_t, std::less<>> counts_by_queue() const;

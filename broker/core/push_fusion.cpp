@@ -84,7 +84,13 @@ asio::awaitable<void> push_fusion::flush(std::vector<pending_request> batch) {
     for (auto& r : batch) requests.push_back(&r.items);
     std::exception_ptr failure;
     try {
+        const auto started = std::chrono::steady_clock::now();
         auto results = co_await store(pool_, requests);
+        if (options_.on_fused_call) {
+            std::size_t items = 0;
+            for (const auto& r : batch) items += r.items.size();
+            options_.on_fused_call(items, batch.size(), std::chrono::steady_clock::now() - started);
+        }
         std::set<std::string> queues;
         for (std::size_t i = 0; i < batch.size(); ++i)
             for (std::size_t j = 0; j < batch[i].items.size(); ++j)

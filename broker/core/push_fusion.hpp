@@ -14,6 +14,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct push_fusion_options {
     std::chrono::microseconds wait{500};
     std::size_t max_items = 20000;
     std::size_t max_inflight = 4;             // concurrent fused transactions
+    // Optional observer (metrics): each fused queen.push call that committed, its items,
+    // requests and duration.
+    std::function<void(std::size_t items, std::size_t requests, std::chrono::steady_clock::duration)> on_fused_call;
 };
 
 class push_fusion {

@@ -13,7 +13,7 @@ push_notifier::push_notifier(boost::asio::any_io_executor executor, db::pg_pool&
     : executor_(std::move(executor)), pool_(pool), waiters_(waiters), instance_id_(std::move(instance_id)) {}
 
 void push_notifier::queues_changed(const std::vector<std::string>& queues) {
-    for (const auto& q : queues) waiters_.wake(q);
+    for (const auto& q : queues) waiters_.wake(q, wake_reason::push);
     bool start = false;
     {
         std::lock_guard lock(mutex_);
@@ -31,7 +31,8 @@ void push_notifier::on_notification(const std::string& payload) {
     auto nl = payload.find('\n');
     if (nl == std::string::npos) return;
     if (payload.compare(0, nl, instance_id_) == 0) return;
-    waiters_.wake(payload.substr(nl + 1));
+    received_.fetch_add(1, std::memory_order_relaxed);
+    waiters_.wake(payload.substr(nl + 1), wake_reason::notify);
 }
 
 boost::asio::awaitable<void> push_notifier::send_pending() {
@@ -49,6 +50,7 @@ boost::asio::awaitable<void> push_notifier::send_pending() {
         for (const auto& q : batch) payloads.push_back(instance_id_ + "\n" + q);
         try {
             co_await store::notify_brokers(pool_, channel, payloads);
+            sent_.fetch_add(payloads.size(), std::memory_order_relaxed);
         } catch (const std::exception& e) {
             // Other brokers' parked pops fall back to their periodic re-check.
             log::warn("could not notify other brokers: {}", e.what());

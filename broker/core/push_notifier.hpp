@@ -9,6 +9,8 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include <memory>
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <set>
 #include <string>
@@ -27,6 +29,9 @@ public:
     void queues_changed(const std::vector<std::string>& queues);
     // A notification payload received by the listener.
     void on_notification(const std::string& payload);
+    // Notifications sent to other brokers, and received from them, since start.
+    std::uint64_t sent() const noexcept { return sent_.load(std::memory_order_relaxed); }
+    std::uint64_t received() const noexcept { return received_.load(std::memory_order_relaxed); }
 
 private:
     boost::asio::awaitable<void> send_pending();
@@ -38,6 +43,7 @@ private:
     std::mutex mutex_;
     std::set<std::string> pending_;
     bool sending_ = false;
+    std::atomic<std::uint64_t> sent_{0}, received_{0};
 };
 
 }  // namespace queen::core

@@ -20,7 +20,7 @@ namespace queen::db {
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 
-// Everything but `stopped` and `started` is touched only on the strand.
+// Everything but `stopped`, `started` and `listening` is touched only on the strand.
 class pg_listener_state {
 public:
     pg_listener_state(asio::any_io_executor executor, std::string conninfo, std::vector<std::string> channels,
@@ -42,6 +42,7 @@ public:
     std::unique_ptr<pg_connection> conn;
     std::atomic<bool> started{false};
     std::atomic<bool> stopped{false};
+    std::atomic<bool> listening{false};  // LISTEN done on every channel, connection not lost since
 };
 
 namespace {
@@ -88,6 +89,7 @@ asio::awaitable<void> pg_listener_state::run(std::shared_ptr<pg_listener_state> 
             }
             if (self->stopped) break;
             backoff = kMinBackoff;
+            self->listening = true;
             if (self->handlers.on_connected) {
                 try {
                     self->handlers.on_connected();
@@ -101,6 +103,7 @@ asio::awaitable<void> pg_listener_state::run(std::shared_ptr<pg_listener_state> 
         } catch (const std::exception&) {
             // Connection failed or was lost (or stop() cancelled it): retry after a back-off.
         }
+        self->listening = false;
         self->conn.reset();
         if (self->stopped) break;
         boost::system::error_code ec;
@@ -117,6 +120,8 @@ pg_listener::pg_listener(asio::any_io_executor executor, std::string conninfo, s
                                                  std::move(handlers))) {}
 
 pg_listener::~pg_listener() { stop(); }
+
+bool pg_listener::connected() const noexcept { return state_->listening.load(); }
 
 void pg_listener::start() {
     if (state_->stopped || state_->started.exchange(true)) return;

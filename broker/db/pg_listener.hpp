@@ -24,6 +24,8 @@ public:
     ~pg_listener();
     void start();
     void stop();
+    // Whether the LISTEN connection is up (it listens on every channel).
+    bool connected() const noexcept;
 
 private:
     std::shared_ptr<class pg_listener_state> state_;

@@ -45,6 +45,9 @@ public:
     void count_statement(bool failed) noexcept {
         (failed ? statements_failed_ : statements_completed_).fetch_add(1, std::memory_order_relaxed);
     }
+    void observe_failure(const std::string& sqlstate) {
+        if (options_.on_statement_failed) options_.on_statement_failed(sqlstate);
+    }
 
 private:
     struct waiter {
@@ -153,7 +156,9 @@ asio::awaitable<pooled_connection> pg_pool_state::acquire() {
     }
 
     if (w) {
+        const auto parked_at = std::chrono::steady_clock::now();
         co_await park(w);
+        if (options_.on_acquire_waited) options_.on_acquire_waited(std::chrono::steady_clock::now() - parked_at);
         std::lock_guard lock(mu_);
         if (w->conn) {
             conn = std::move(w->conn);
@@ -283,6 +288,7 @@ asio::awaitable<pg_result> counted(std::shared_ptr<pg_pool_state> pool, asio::aw
         co_return result;
     } catch (const pg_error& e) {
         if (pool) pool->count_statement(e.kind() != pg_error_kind::raised);
+        if (pool && e.kind() != pg_error_kind::raised) pool->observe_failure(e.sqlstate());
         throw;
     }
 }

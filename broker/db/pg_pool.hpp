@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,10 @@ struct pg_pool_options {
     std::string conninfo;          // libpq connection string
     std::size_t size = 4;          // maximum open connections
     std::chrono::milliseconds acquire_timeout{10000};  // then pg_error(connection_lost)
+    // Optional observers (metrics): how long an acquirer that found no free connection waited,
+    // and the SQLSTATE of each failed statement (errors our procedures raise excluded).
+    std::function<void(std::chrono::steady_clock::duration)> on_acquire_waited;
+    std::function<void(const std::string& sqlstate)> on_statement_failed;
 };
 
 // A point-in-time view of a pool, and its statement counters since it was made.

@@ -38,12 +38,13 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
 }  // namespace
 
 void router::add(bhttp::verb method, std::string pattern, handler h) {
-    routes_.push_back(route{method, split_pattern(pattern), std::move(h)});
+    auto segments = split_pattern(pattern);
+    routes_.push_back(route{method, std::move(pattern), std::move(segments), std::move(h)});
 }
 
 boost::asio::awaitable<response> router::dispatch(const request& req, client_presence& client,
                                                   boost::asio::any_io_executor executor,
-                                                  std::function<void()>& on_write_failed) const {
+                                                  dispatch_info& info) const {
     const unsigned version = req.version();
     auto target = parse_target(req.target());
     if (!target) co_return error(bhttp::status::bad_request, "malformed percent-escape in the request target", version);
@@ -88,17 +89,20 @@ boost::asio::awaitable<response> router::dispatch(const request& req, client_pre
     }
     // Re-match to collect this route's parameters (the loop may have matched others after).
     match(found->pattern, segments, params);
-    request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}};
+    info.route = found->path;
+    request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}, {}};
     std::exception_ptr failure;
     response res;
     try {
         res = co_await found->h(ctx);
-        on_write_failed = std::move(ctx.on_write_failed);
+        info.on_write_failed = std::move(ctx.on_write_failed);
+        info.parked = ctx.parked;
         res.version(version);
         co_return res;
     } catch (...) {
         failure = std::current_exception();
     }
+    info.parked = ctx.parked;
     const failure_answer answer = map_failure_(failure, req);
     res = error(answer.status, answer.message, version);
     if (answer.retry_after_seconds > 0) res.set(bhttp::field::retry_after, std::to_string(answer.retry_after_seconds));

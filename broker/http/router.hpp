@@ -7,6 +7,7 @@
 #include <utility>
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -24,6 +25,13 @@ struct failure_answer {
 };
 using failure_mapper = std::function<failure_answer(std::exception_ptr, const request&)>;
 
+// What dispatch tells its caller about the request beyond the response.
+struct dispatch_info {
+    std::string_view route = "unmatched";             // the matched pattern, as registered
+    std::chrono::steady_clock::duration parked{};     // time the handler spent parked
+    std::function<void()> on_write_failed;            // called when the response could not be written
+};
+
 class router {
 public:
     explicit router(failure_mapper map_failure) : map_failure_(std::move(map_failure)) {}
@@ -33,12 +41,12 @@ public:
 
     // Answers one request; never throws.
     boost::asio::awaitable<response> dispatch(const request& req, client_presence& client,
-                                              boost::asio::any_io_executor executor,
-                                              std::function<void()>& on_write_failed) const;
+                                              boost::asio::any_io_executor executor, dispatch_info& info) const;
 
 private:
     struct route {
         bhttp::verb method;
+        std::string path;                  // the pattern as registered
         std::vector<std::string> pattern;  // literal segments, or ":name"
         handler h;
     };

@@ -75,14 +75,21 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
         request req = parser.release();
         // Handlers may legitimately take long (long-poll); they bound themselves.
         stream.expires_never();
-        std::function<void()> on_write_failed;
-        response res = co_await routes.dispatch(req, presence, stream.get_executor(), on_write_failed);
+        const auto started = std::chrono::steady_clock::now();
+        if (options.on_request_started) options.on_request_started();
+        dispatch_info info;
+        response res = co_await routes.dispatch(req, presence, stream.get_executor(), info);
         add_common_headers(res);
         res.keep_alive(req.keep_alive());
         stream.expires_after(options.write_timeout);
         co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+        if (options.on_request_finished) {
+            const auto spent = std::chrono::steady_clock::now() - started - info.parked;
+            options.on_request_finished(info.route, req.method_string(), res.result_int(),
+                                        std::chrono::duration<double>(spent).count());
+        }
         if (ec) {
-            if (on_write_failed) on_write_failed();
+            if (info.on_write_failed) info.on_write_failed();
             break;
         }
         if (!res.keep_alive()) break;

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,12 @@ struct server_options {
     std::chrono::seconds read_timeout{60};
     std::chrono::seconds idle_timeout{75};
     std::chrono::seconds write_timeout{60};
+    // Optional observers (metrics): a request read and about to be dispatched; the same
+    // request answered (route template, method, status, seconds to the last byte written,
+    // parked time excluded).
+    std::function<void()> on_request_started;
+    std::function<void(std::string_view route, std::string_view method, unsigned status, double seconds)>
+        on_request_finished;
 };
 
 class server {

@@ -7,6 +7,7 @@
 
 #include "http/client_presence.hpp"
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -27,6 +28,8 @@ struct request_context {
     boost::asio::any_io_executor executor;          // the connection's strand
     // Called when the response could not be written (the client is gone).
     std::function<void()> on_write_failed;
+    // Time the handler spent parked (a long-poll's wait), left out of the request's latency.
+    std::chrono::steady_clock::duration parked{};
 
     // Query value or nullptr.
     const std::string* query_value(const std::string& key) const {

@@ -80,6 +80,7 @@ asio::awaitable<void> spool_drainer::run() {
                     std::lock_guard lock(mu_);
                     first = status_.last_error != failure;
                     status_.last_error = failure;
+                    ++status_.failed_batches;
                 }
                 if (first) log::warn("spool: drain paused: {} (retrying)", failure);
                 pause = backoff;
@@ -142,6 +143,9 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
                    rows.size());
 
     co_await spool_.mark_drained(batch.end, batch.records.size());
+    if (options_.on_drained_item)
+        for (const auto& row : rows)
+            if (row.item >= 1 && row.item <= items.size()) options_.on_drained_item(items[row.item - 1].queue, row.queued);
     std::set<std::string> queues;
     for (const auto& r : batch.records) queues.insert(r.queue);
     notifier_.queues_changed({queues.begin(), queues.end()});

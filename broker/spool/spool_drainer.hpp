@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,12 +32,15 @@ struct drainer_options {
     // Subtracted from a record's acceptance time to bound the probe of an in-doubt record
     // (covers clock skew between the broker and PostgreSQL).
     std::chrono::seconds probe_margin{300};
+    // Called after each drained batch committed, per item: its queue, and false for a duplicate.
+    std::function<void(const std::string& queue, bool stored)> on_drained_item;
 };
 
 struct drainer_status {
     bool draining = false;              // records pending and a drain is being attempted
     std::uint64_t drained_total = 0;    // records drained since start (duplicates included)
     std::string last_error;             // the last failure, "" after a successful batch
+    std::uint64_t failed_batches = 0;   // drain attempts that failed since start
 };
 
 class spool_drainer {

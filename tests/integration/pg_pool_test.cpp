@@ -502,7 +502,11 @@ TEST(Embedded, StartsQueriesStopsAndRestartsOnSameData) {
 
         // The asynchronous pool works over the unix socket too.
         runner r(1);
-        pg_pool pool(r.executor(), pg_pool_options{pg.conninfo(), 1, 10000ms});
+        pg_pool_options options;
+        options.conninfo = pg.conninfo();
+        options.size = 1;
+        options.acquire_timeout = 10000ms;
+        pg_pool pool(r.executor(), options);
         EXPECT_EQ(r.run(pool.exec("SELECT 5")).int64(0, 0), 5);
     }
     EXPECT_TRUE(wait_until([&] { return !process_alive(pid); }, 10000ms)) << "postmaster still running";
