@@ -18,6 +18,8 @@
 #include "maintenance/maintenance_flags.hpp"
 #include "metrics/activity_counters.hpp"
 #include "metrics/activity_recorder.hpp"
+#include "metrics/prometheus_metrics.hpp"
+#include "metrics/scrape_cache.hpp"
 #include "schema/codec_path.hpp"
 #include "schema/migrator.hpp"
 #include "spool/spool_drainer.hpp"
@@ -142,14 +144,32 @@ int run() {
     log::info("spool: {} ({}); push maintenance {}, pop maintenance {}", spool.path().string(),
               spool.recovery_summary(), initial_flags.push ? "ON" : "off", initial_flags.pop ? "ON" : "off");
     auto executor = ioc.get_executor();
-    db::pg_pool pool(executor, db::pg_pool_options{conninfo, cfg.pool_size});
+    const auto started_at = std::chrono::steady_clock::now();
+    metrics::prometheus_metrics prometheus(cfg.metrics_max_queues);
+    db::pg_pool_options pool_options;
+    pool_options.conninfo = conninfo;
+    pool_options.size = cfg.pool_size;
+    pool_options.on_acquire_waited = [&prometheus](std::chrono::steady_clock::duration d) {
+        prometheus.pool_waited(std::chrono::duration<double>(d).count());
+    };
+    pool_options.on_statement_failed = [&prometheus](const std::string& sqlstate) { prometheus.db_error(sqlstate); };
+    db::pg_pool pool(executor, pool_options);
     core::pop_waiters waiters;
     core::push_notifier notifier(executor, pool, waiters, random_instance_id());
-    core::push_fusion fusion(executor, pool, notifier,
-                             core::push_fusion_options{cfg.push_fusion_wait, cfg.push_fusion_max_items,
-                                                       cfg.push_fusion_max_inflight});
+    core::push_fusion fusion(
+        executor, pool, notifier,
+        core::push_fusion_options{cfg.push_fusion_wait, cfg.push_fusion_max_items, cfg.push_fusion_max_inflight,
+                                  [&prometheus](std::size_t items, std::size_t requests,
+                                                std::chrono::steady_clock::duration d) {
+                                      prometheus.fused_call(items, requests, std::chrono::duration<double>(d).count());
+                                  }});
     maintenance::maintenance_flags flags(executor, pool, initial_flags, cfg.maintenance_refresh);
-    spool::spool_drainer drainer(executor, pool, notifier, flags, spool);
+    spool::drainer_options drainer_options;
+    drainer_options.on_drained_item = [&prometheus](const std::string& queue, bool stored) {
+        if (stored) prometheus.published(queue, 1);
+        else prometheus.duplicates(queue, 1);
+    };
+    spool::spool_drainer drainer(executor, pool, notifier, flags, spool, drainer_options);
     flags.on_push_resumed([&drainer] { drainer.kick(); });
     db::pg_listener listener(executor, conninfo, {core::push_notifier::channel, maintenance::maintenance_flags::channel},
                              db::pg_listener_handlers{
@@ -160,7 +180,7 @@ int run() {
                                          notifier.on_notification(payload);
                                  },
                                  [&waiters, &flags] {
-                                     waiters.wake_all();
+                                     waiters.wake_all(core::wake_reason::recheck);
                                      flags.refresh_soon();
                                  }});
 
@@ -173,7 +193,9 @@ int run() {
     metrics::activity_recorder recorder(
         executor, pool, activity, waiters,
         metrics::activity_recorder_options{metrics::broker_identity{host_name(), cfg.port}, cfg.metrics_flush_interval,
-                                           cfg.metrics_retention_days, [&spool] { return spool.pending(); }});
+                                           cfg.metrics_retention_days, [&spool] { return spool.pending(); },
+                                           [&prometheus](double seconds) { prometheus.loop_lag(seconds); }});
+    metrics::scrape_cache scrape(pool);
     app::broker_context ctx{cfg,
                             pool,
                             fusion,
@@ -188,16 +210,36 @@ int run() {
                             drainer,
                             cipher,
                             queue_settings,
-                            activity};
+                            activity,
+                            prometheus,
+                            scrape,
+                            listener,
+                            started_at};
     http::router router(api::answer_failure);
     api::register_routes(router, ctx);
-    http::server server(ioc, router,
-                        http::server_options{cfg.host, cfg.port, cfg.max_body_bytes, cfg.read_timeout,
-                                             cfg.idle_timeout, std::chrono::seconds(60)});
-    core::housekeeper housekeeping(executor, core::housekeeper_options{conninfo, cfg.housekeeping_interval,
-                                                                     cfg.claim_floor_interval, cfg.stats_interval,
-                                                                     cfg.group_idle,
-                                                                     cfg.partition_idle});
+    http::server_options server_options;
+    server_options.host = cfg.host;
+    server_options.port = cfg.port;
+    server_options.max_body_bytes = cfg.max_body_bytes;
+    server_options.read_timeout = cfg.read_timeout;
+    server_options.idle_timeout = cfg.idle_timeout;
+    server_options.write_timeout = std::chrono::seconds(60);
+    server_options.on_request_started = [&prometheus] { prometheus.http_started(); };
+    server_options.on_request_finished = [&prometheus](std::string_view route, std::string_view method,
+                                                       unsigned status, double seconds) {
+        prometheus.http_finished();
+        prometheus.http_request(route, method, status, seconds);
+    };
+    http::server server(ioc, router, server_options);
+    core::housekeeper housekeeping(
+        executor, core::housekeeper_options{conninfo, cfg.housekeeping_interval, cfg.claim_floor_interval,
+                                            cfg.stats_interval, cfg.group_idle, cfg.partition_idle,
+                                            [&prometheus](const store::removed_messages& r) {
+                                                if (r.kind == "expired")
+                                                    prometheus.dead_lettered(r.queue, r.group, "expired", r.messages);
+                                                else
+                                                    prometheus.retention_removed(r.queue, r.kind, r.messages);
+                                            }});
     server.start();
     listener.start();
     housekeeping.start();
@@ -213,7 +255,7 @@ int run() {
         flags.stop();
         drainer.stop();
         recorder.stop();
-        waiters.wake_all();
+        waiters.wake_all(core::wake_reason::recheck);
     });
     run_io(ioc, cfg.threads);
     flush_activity_at_exit(ioc, recorder);

@@ -11,6 +11,7 @@ PACKAGES=(
   libgtest-dev googletest
   clang libclang-rt-14-dev
   curl ca-certificates jq
+  prometheus-cpp-dev prometheus
 )
 
 missing=()

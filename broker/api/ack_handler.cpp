@@ -100,7 +100,7 @@ asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::reque
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     std::vector<ack_item> acks{parse_ack(body, ctx.limits)};
     auto answers = co_await apply_acks(ctx, acks);
-    record_acks(ctx.activity, acks, answers);
+    record_acks(ctx.activity, ctx.prometheus, acks, answers);
     render::json_writer out;
     write_answer(out, acks[0], answers[0]);
     co_return http::json_text(http::bhttp::status::ok, out.take());
@@ -111,7 +111,7 @@ asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http:
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto acks = parse_ack_batch(body, ctx.limits);
     auto answers = co_await apply_acks(ctx, acks);
-    record_acks(ctx.activity, acks, answers);
+    record_acks(ctx.activity, ctx.prometheus, acks, answers);
     render::json_writer out;
     out.begin_array();
     for (std::size_t i = 0; i < acks.size(); ++i) write_answer(out, acks[i], answers[i]);

@@ -7,6 +7,7 @@
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "metrics/prometheus_metrics.hpp"
 #include "render/json_writer.hpp"
 #include "spool/spool_drainer.hpp"
 #include "spool/spool_file.hpp"
@@ -96,6 +97,7 @@ boost::asio::awaitable<http::response> spool_push(app::broker_context& ctx, cons
                         1);
     }
     ctx.drainer.kick();
+    for (const auto& item : items) ctx.prometheus.buffered(item.queue, 1);
 
     std::string out = render_buffered_answers(items);
     co_return http::json_text(http::bhttp::status::created, std::move(out));

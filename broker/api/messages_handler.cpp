@@ -11,6 +11,7 @@
 #include "crypto/payload_cipher.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
+#include "metrics/prometheus_metrics.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/messages_store.hpp"
@@ -220,6 +221,7 @@ asio::awaitable<http::response> handle_delete_message(app::broker_context& ctx, 
     // deleted_by stays NULL until authentication gives callers a subject.
     const auto d = co_await store::delete_message(ctx.pool, pid, txid, std::nullopt);
     if (!d) throw api_error(error_code::not_found, "Message not found");
+    if (!d->already_deleted) ctx.prometheus.deleted(d->queue);
     render::json_writer out;
     out.begin_object()
         .field("success", true)

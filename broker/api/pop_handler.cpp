@@ -7,6 +7,7 @@
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
 #include "metrics/activity_counters.hpp"
+#include "metrics/prometheus_metrics.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/pop_store.hpp"
@@ -114,8 +115,22 @@ struct park_state {
     explicit park_state(const asio::any_io_executor& ex) : timer(ex) {}
     asio::steady_timer timer;
     bool signaled = false;
+    core::wake_reason reason = core::wake_reason::push;  // of the last signal
     bool client_gone = false;
 };
+
+// The queen_longpoll_wakeups_total reason of one wait that ended.
+std::string_view wake_label(const park_state& s, bool past_deadline) {
+    if (s.client_gone) return "disconnect";
+    if (s.signaled) {
+        switch (s.reason) {
+            case core::wake_reason::push: return "push";
+            case core::wake_reason::notify: return "notify";
+            case core::wake_reason::recheck: return "recheck";
+        }
+    }
+    return past_deadline ? "timeout" : "recheck";
+}
 
 // Releases the lease of a pop whose response could not be written, and wakes parked pops.
 asio::awaitable<void> release_unwritten_lease(db::pg_pool* pool, core::push_notifier* notifier, std::string lease,
@@ -158,9 +173,10 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
     std::uint64_t waiter = 0;
     if (p.wait) {
         auto executor = rc.executor;
-        waiter = ctx.waiters.add(p.queue, [state, executor] {
-            asio::post(executor, [state] {
+        waiter = ctx.waiters.add(p.queue, [state, executor](core::wake_reason reason) {
+            asio::post(executor, [state, reason] {
                 state->signaled = true;
+                state->reason = reason;
                 state->timer.cancel();
             });
         });
@@ -181,24 +197,41 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
         }
     } guard{ctx, p.queue, waiter, rc.client};
 
+    const auto parked_since = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::duration parked{};
+    // A long-poll's wait ends with this pop: its parked time leaves the request's latency.
+    auto end_wait = [&] {
+        if (!p.wait) return;
+        rc.parked = parked;
+        ctx.prometheus.longpoll_waited(std::chrono::duration<double>(std::chrono::steady_clock::now() - parked_since).count());
+    };
     for (;;) {
         state->signaled = false;
         auto result = co_await pop_once(ctx, p);
         if (result.message_count > 0) {
-            ctx.activity.pop(p.queue, static_cast<std::int64_t>(result.message_count), result.lag_sum_ms,
-                             result.lag_max_ms);
+            const auto n = static_cast<std::int64_t>(result.message_count);
+            ctx.activity.pop(p.queue, n, result.lag_sum_ms, result.lag_max_ms);
+            ctx.prometheus.pop(p.queue, true);
+            ctx.prometheus.delivered(p.queue, p.consumer_group, n);
+            if (p.auto_ack) ctx.prometheus.acked(p.queue, p.consumer_group, n);
+            end_wait();
             if (!result.lease_id.empty()) release_if_unwritten(ctx, rc, result.lease_id, p);
             co_return http::json_text(http::bhttp::status::ok, std::move(result.json));
         }
         if (!p.wait || state->client_gone || std::chrono::steady_clock::now() >= deadline) break;
+        const auto wait_started = std::chrono::steady_clock::now();
         if (!state->signaled) {
             state->timer.expires_at(std::min(deadline, std::chrono::steady_clock::now() + ctx.config.longpoll_recheck));
             boost::system::error_code ec;
             co_await state->timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         }
+        parked += std::chrono::steady_clock::now() - wait_started;
+        ctx.prometheus.longpoll_woken(wake_label(*state, std::chrono::steady_clock::now() >= deadline));
         if (state->client_gone) break;
     }
     ctx.activity.pop_empty(p.queue);
+    ctx.prometheus.pop(p.queue, false);
+    end_wait();
     co_return http::no_content();
 }
 

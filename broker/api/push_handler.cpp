@@ -28,7 +28,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
     }
     // The attempt may have committed before the connection was lost: spooled "in doubt".
     if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true);
-    if (!items.empty()) record_push(ctx.activity, items, outcomes);
+    if (!items.empty()) record_push(ctx.activity, ctx.prometheus, items, outcomes);
     std::string out = render_push_answers(items, outcomes);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
 }

@@ -22,6 +22,9 @@ boost::asio::awaitable<http::response> handle_openapi(app::broker_context&, http
 // read-write. Literal routes come before the patterns that would also match them.
 const std::array routes{
     route_spec{bhttp::get, "/health", handle_health, anyone, "Health of the broker and its database"},
+    route_spec{bhttp::get, "/metrics", handle_metrics, anyone, "This broker's process, request and pool figures (JSON)"},
+    route_spec{bhttp::get, "/metrics/prometheus", handle_metrics_prometheus, anyone,
+               "Prometheus text exposition: counters, histograms, snapshot gauges"},
     route_spec{bhttp::get, "/api/v1/openapi.json", handle_openapi, anyone, "This document"},
     route_spec{bhttp::post, "/api/v1/configure", handle_configure, read_write, "Create or reconfigure a queue"},
     route_spec{bhttp::post, "/api/v1/push", handle_push, read_write, "Push messages"},

@@ -10,6 +10,8 @@ void register_routes(http::router& router, app::broker_context& ctx);
 
 // One handler per route (api/*_handler.cpp).
 boost::asio::awaitable<http::response> handle_health(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_metrics(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_metrics_prometheus(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::request_context& rc);

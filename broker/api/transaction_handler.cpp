@@ -115,7 +115,7 @@ asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, htt
     }
     const core::push_batch batch = core::make_push_batch(pushes);
     const auto outcome = co_await run_transaction(ctx, tx, batch, ack_op_index);
-    record_transaction(ctx.activity, tx, batch, outcome, ack_op_index);
+    record_transaction(ctx.activity, ctx.prometheus, tx, batch, outcome, ack_op_index);
 
     std::optional<std::string> error;
     if (!outcome.success) error = describe_failure(tx, outcome.failure, ack_op_index);

@@ -10,15 +10,20 @@
 #include "core/push_notifier.hpp"
 #include "db/pg_pool.hpp"
 
-#include <string>
-
+#include <chrono>
 #include <optional>
+#include <string>
 
 namespace queen::maintenance {
 class maintenance_flags;
 }
+namespace queen::db {
+class pg_listener;
+}
 namespace queen::metrics {
 class activity_counters;
+class prometheus_metrics;
+class scrape_cache;
 }
 namespace queen::spool {
 class spool_file;
@@ -45,6 +50,12 @@ struct broker_context {
     core::queue_settings& queue_settings;
     // This minute's activity, flushed by metrics::activity_recorder (docs/status-and-analytics.md).
     metrics::activity_counters& activity;
+    // The Prometheus families, the database's part of a scrape, and what a scrape reads live
+    // (docs/metrics.md).
+    metrics::prometheus_metrics& prometheus;
+    metrics::scrape_cache& scrape;
+    const db::pg_listener& listener;
+    std::chrono::steady_clock::time_point started_at;
 };
 
 }  // namespace queen::app

@@ -100,6 +100,8 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
             std::chrono::milliseconds(parse_number("QUEEN_METRICS_FLUSH_MS", *v, 100, 3600000));
     if (auto v = get(env, "QUEEN_METRICS_RETENTION_DAYS"))
         c.metrics_retention_days = static_cast<int>(parse_number("QUEEN_METRICS_RETENTION_DAYS", *v, 1, 3650));
+    if (auto v = get(env, "QUEEN_METRICS_MAX_QUEUES"))
+        c.metrics_max_queues = static_cast<std::size_t>(parse_number("QUEEN_METRICS_MAX_QUEUES", *v, 1, 1000000));
     if (auto v = get(env, "QUEEN_STATS_INTERVAL_MS"))
         c.stats_interval = std::chrono::milliseconds(parse_number("QUEEN_STATS_INTERVAL_MS", *v, 100, 86400000));
     if (auto v = get(env, "QUEEN_GROUP_IDLE_SECONDS"))
@@ -174,11 +176,11 @@ const char* policy_name(extension_policy policy) {
 std::string describe(const broker_config& c) {
     return fmt::format(
         "config: HOST={} PORT={} threads={} database={} DB_POOL_SIZE={} QUEEN_APPLY_SCHEMA={} QUEEN_EXTENSION={} "
-        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} push_fusion_max_inflight={} longpoll_recheck_ms={} housekeeping_interval_ms={} claim_floor_interval_ms={} stats_interval_ms={} metrics_flush_ms={} metrics_retention_days={} group_idle_s={} partition_idle_s={} "
+        "max_body_bytes={} max_push_items={} max_pop_batch={} push_fusion_wait_us={} push_fusion_max_inflight={} longpoll_recheck_ms={} housekeeping_interval_ms={} claim_floor_interval_ms={} stats_interval_ms={} metrics_flush_ms={} metrics_retention_days={} metrics_max_queues={} group_idle_s={} partition_idle_s={} "
         "QUEEN_SPOOL_DIR={} spool_max_bytes={} maintenance_refresh_ms={}",
         c.host, c.port, c.threads, c.embedded ? std::string("embedded") : redact_conninfo(c.conninfo), c.pool_size,
         c.apply_schema, policy_name(c.extension), c.max_body_bytes, c.max_push_items, c.max_pop_batch, c.push_fusion_wait.count(), c.push_fusion_max_inflight,
-        c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.claim_floor_interval.count(), c.stats_interval.count(), c.metrics_flush_interval.count(), c.metrics_retention_days, c.group_idle.count(), c.partition_idle.count(),
+        c.longpoll_recheck.count(), c.housekeeping_interval.count(), c.claim_floor_interval.count(), c.stats_interval.count(), c.metrics_flush_interval.count(), c.metrics_retention_days, c.metrics_max_queues, c.group_idle.count(), c.partition_idle.count(),
         c.spool_dir, c.spool_max_bytes, c.maintenance_refresh.count());
 }
 

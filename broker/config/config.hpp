@@ -50,6 +50,7 @@ struct broker_config {
     std::chrono::milliseconds stats_interval{10000};       // refresh of the stats snapshot (68_stats.sql)
     std::chrono::milliseconds metrics_flush_interval{60000};  // activity counters to the database
     int metrics_retention_days = 7;                        // activity rows kept (93_activity_metrics.sql)
+    std::size_t metrics_max_queues = 1000;                 // queue labels before "__other__" (docs/metrics.md)
     std::chrono::seconds group_idle{0};                 // 0: consumer groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
     // Spool and maintenance (docs/maintenance-and-spool.md): where this broker's spool file

@@ -1,6 +1,7 @@
 #include "metrics/activity_recorder.hpp"
 
 #include "log/log.hpp"
+#include "metrics/process_usage.hpp"
 #include "store/activity_store.hpp"
 
 #include <boost/asio/co_spawn.hpp>
@@ -10,9 +11,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <sys/resource.h>
-#include <unistd.h>
 
-#include <fstream>
 
 namespace queen::metrics {
 
@@ -30,15 +29,6 @@ std::int64_t wall_us() {
 }
 
 std::int64_t cpu_us(const timeval& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000 + t.tv_usec; }
-
-// Resident and virtual size of this process from /proc/self/statm; zeros when unreadable.
-std::pair<double, double> memory_bytes() {
-    std::ifstream statm("/proc/self/statm");
-    double pages_virtual = 0, pages_resident = 0;
-    if (!(statm >> pages_virtual >> pages_resident)) return {0, 0};
-    const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
-    return {pages_resident * page, pages_virtual * page};
-}
 
 asio::awaitable<bool> sleep_for(asio::any_io_executor ex, std::chrono::steady_clock::duration d) {
     asio::steady_timer timer(ex, d);
@@ -76,6 +66,7 @@ asio::awaitable<void> activity_recorder::sample_loop_lag() {
         if (stopped->load()) break;
         const auto late = std::chrono::steady_clock::now() - due;
         counters_.loop_lag(std::chrono::duration<double, std::milli>(late).count());
+        if (options_.on_loop_lag) options_.on_loop_lag(std::chrono::duration<double>(late).count());
     }
 }
 
@@ -92,14 +83,14 @@ asio::awaitable<void> activity_recorder::sample_gauges() {
         const auto at = std::chrono::steady_clock::now();
         const double wall = std::chrono::duration<double, std::micro>(at - previous_at).count();
         const auto pool = pool_.stats();
-        const auto [rss, virt] = memory_bytes();
+        const auto usage = read_process_usage();
         gauge_sample s;
         if (wall > 0) {
             s.cpu_user = static_cast<double>(cpu_us(now.ru_utime) - cpu_us(previous.ru_utime)) / wall * 10000.0;
             s.cpu_system = static_cast<double>(cpu_us(now.ru_stime) - cpu_us(previous.ru_stime)) / wall * 10000.0;
         }
-        s.rss_bytes = rss;
-        s.virtual_bytes = virt;
+        s.rss_bytes = usage.resident_bytes;
+        s.virtual_bytes = usage.virtual_bytes;
         s.pool_size = static_cast<double>(pool.size);
         s.pool_idle = static_cast<double>(pool.idle);
         s.pool_active = static_cast<double>(pool.open - std::min(pool.open, pool.idle));

@@ -27,6 +27,7 @@ struct activity_recorder_options {
     std::chrono::milliseconds flush_interval{60000};
     int retention_days = 7;
     std::function<std::uint64_t()> background_jobs;  // items waiting in the spool
+    std::function<void(double seconds)> on_loop_lag;  // optional: each 100 ms sample of the loop lag
 };
 
 class activity_recorder {
