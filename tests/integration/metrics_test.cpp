@@ -1,0 +1,285 @@
+// GET /metrics and /metrics/prometheus through a real broker (docs/metrics.md): a known
+// workload moves each counter by exactly its events, the snapshot gauges show the backlog,
+// queues past QUEEN_METRICS_MAX_QUEUES are summed as __other__, and `promtool check metrics`
+// accepts a scrape taken while pushes and pops run.
+#include "test_env.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+namespace queen::test {
+namespace {
+
+using nlohmann::json;
+using labels = std::map<std::string, std::string>;
+
+struct sample {
+    std::string name;
+    labels label;
+    double value = 0;
+};
+
+// The samples of a text exposition (comments skipped); label values hold no quote here.
+std::vector<sample> parse_exposition(const std::string& text) {
+    std::vector<sample> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        sample s;
+        auto brace = line.find('{');
+        auto space = line.rfind(' ');
+        if (brace != std::string::npos && brace < space) {
+            s.name = line.substr(0, brace);
+            auto close = line.find('}', brace);
+            std::string body = line.substr(brace + 1, close - brace - 1);
+            std::size_t pos = 0;
+            while (pos < body.size()) {
+                auto eq = body.find('=', pos);
+                auto q1 = body.find('"', eq);
+                auto q2 = body.find('"', q1 + 1);
+                s.label[body.substr(pos, eq - pos)] = body.substr(q1 + 1, q2 - q1 - 1);
+                pos = q2 + 2;  // past the quote and the comma
+            }
+        } else {
+            s.name = line.substr(0, space);
+        }
+        s.value = std::stod(line.substr(space + 1));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+// The value of the one sample with this name and exactly these labels; nullopt when absent.
+std::optional<double> value_of(const std::vector<sample>& samples, const std::string& name, const labels& l) {
+    for (const auto& s : samples)
+        if (s.name == name && s.label == l) return s.value;
+    return std::nullopt;
+}
+
+std::string scrape(http_client& c) {
+    auto r = c.get("/metrics/prometheus");
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_EQ(r.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8");
+    return r.body;
+}
+
+// The workload, on a broker of its own (snapshot every 200 ms), on queue q with retryLimit 1:
+//   push request 1: 3 messages; push request 2: 2 messages and a duplicate of the first;
+//   group g pops 4 (a batch of 4) and acks 2 completed, then 1 dlq, then 1 failed (a retry);
+//   the queue-mode consumer pops the 5 with autoAck; then one empty pop.
+class Metrics : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        db = new test_cluster();
+        b = new broker_process(db->conninfo(), {{"QUEEN_STATS_INTERVAL_MS", "200"}});
+        auto c = client_of(*b);
+        ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", q}, {"options", {{"retryLimit", 1}, {"retryDelay", 0}}}})
+                      .status,
+                  200);
+        auto first = c.post("/api/v1/push", json{{"items", {{{"queue", q}, {"transactionId", "t1"}, {"payload", 1}},
+                                                            {{"queue", q}, {"transactionId", "t2"}, {"payload", 2}},
+                                                            {{"queue", q}, {"transactionId", "t3"}, {"payload", 3}}}}});
+        ASSERT_EQ(first.status, 201) << first.body;
+        auto second = c.post("/api/v1/push", json{{"items", {{{"queue", q}, {"transactionId", "t4"}, {"payload", 4}},
+                                                             {{"queue", q}, {"transactionId", "t5"}, {"payload", 5}},
+                                                             {{"queue", q}, {"transactionId", "t1"}, {"payload", 1}}}}});
+        ASSERT_EQ(second.status, 201) << second.body;
+        ASSERT_EQ(second.json()[2]["status"], "duplicate");
+        auto popped = pop(c, q, "batch=4&consumerGroup=g");
+        ASSERT_EQ(popped.status, 200) << popped.body;
+        const auto msgs = popped.json()["messages"];
+        ASSERT_EQ(msgs.size(), 4u);
+        const char* statuses[] = {"completed", "completed", "dlq", "failed"};
+        json acks = json::array();
+        for (std::size_t i = 0; i < 4; ++i)
+            acks.push_back({{"transactionId", msgs[i]["transactionId"]}, {"partitionId", msgs[i]["partitionId"]},
+                            {"leaseId", msgs[i]["leaseId"]}, {"status", statuses[i]}, {"consumerGroup", "g"},
+                            {"error", i < 2 ? json() : json("boom")}});
+        auto acked = c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}, {"consumerGroup", "g"}});
+        ASSERT_EQ(acked.status, 200) << acked.body;
+        for (const auto& a : acked.json()) ASSERT_EQ(a["success"], true) << acked.body;
+        auto drained = pop(c, q, "batch=10&autoAck=true");
+        ASSERT_EQ(drained.status, 200) << drained.body;
+        ASSERT_EQ(drained.json()["messages"].size(), 5u);
+        ASSERT_EQ(pop(c, q, "autoAck=true").status, 204);
+    }
+    static void TearDownTestSuite() {
+        delete b;
+        delete db;
+    }
+
+    static inline test_cluster* db = nullptr;
+    static inline broker_process* b = nullptr;
+    static inline const std::string q = unique_name("metrics");
+};
+
+TEST_F(Metrics, TheWorkloadMovesEachCounterByItsEvents) {
+    auto c = client_of(*b);
+    const auto s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_messages_published_total", {{"queue", q}}), 5);
+    EXPECT_EQ(value_of(s, "queen_messages_duplicate_total", {{"queue", q}}), 1);
+    EXPECT_EQ(value_of(s, "queen_messages_delivered_total", {{"queue", q}, {"consumer_group", "g"}}), 4);
+    EXPECT_EQ(value_of(s, "queen_messages_delivered_total", {{"queue", q}, {"consumer_group", "__QUEUE_MODE__"}}), 5);
+    EXPECT_EQ(value_of(s, "queen_messages_acked_total", {{"queue", q}, {"consumer_group", "g"}}), 2);
+    EXPECT_EQ(value_of(s, "queen_messages_acked_total", {{"queue", q}, {"consumer_group", "__QUEUE_MODE__"}}), 5);
+    EXPECT_EQ(value_of(s, "queen_messages_nacked_total", {{"queue", q}, {"consumer_group", "g"}, {"status", "failed"}}),
+              1);
+    EXPECT_EQ(value_of(s, "queen_messages_dead_lettered_total",
+                       {{"queue", q}, {"consumer_group", "g"}, {"reason", "dlq"}}),
+              1);
+    EXPECT_EQ(value_of(s, "queen_pops_total", {{"queue", q}, {"result", "messages"}}), 2);
+    EXPECT_EQ(value_of(s, "queen_pops_total", {{"queue", q}, {"result", "empty"}}), 1);
+    EXPECT_EQ(value_of(s, "queen_http_requests_total", {{"route", "/api/v1/push"}, {"method", "POST"}, {"status", "201"}}),
+              2);
+    EXPECT_EQ(value_of(s, "queen_http_requests_total",
+                       {{"route", "/api/v1/pop/queue/:queue"}, {"method", "GET"}, {"status", "204"}}),
+              1);
+    EXPECT_EQ(value_of(s, "queen_http_request_duration_seconds_count", {{"route", "/api/v1/push"}}), 2);
+    EXPECT_EQ(value_of(s, "queen_push_fusion_batch_items_sum", {}), 6);
+    EXPECT_GT(value_of(s, "queen_db_pool_size", {}).value_or(0), 0);
+    EXPECT_EQ(value_of(s, "queen_db_listen_connected", {}), 1);
+    EXPECT_GT(value_of(s, "queen_process_resident_memory_bytes", {}).value_or(0), 0);
+    EXPECT_EQ(value_of(s, "queen_maintenance_mode_enabled", {}), 0);
+    const auto codec = std::getenv("QUEEN_TEST_EXTENSION") ? "zstd" : "raw";
+    bool build_info = false;
+    for (const auto& x : s)
+        if (x.name == "queen_build_info" && x.label.at("codec") == codec && !x.label.at("version").empty()) build_info = true;
+    EXPECT_TRUE(build_info) << "no queen_build_info with codec " << codec;
+}
+
+TEST_F(Metrics, SnapshotGaugesShowTheBacklogAndTheClusterTotals) {
+    auto c = client_of(*b);
+    // g committed 2 and dead-lettered the third (its cursor passes it); the fourth failed and is
+    // ready again, with the fifth it never popped: 2 ready. The queue mode consumed all 5.
+    std::vector<sample> s;
+    ASSERT_TRUE(eventually([&] {
+        s = parse_exposition(scrape(c));
+        return value_of(s, "queen_queue_messages_ready", {{"queue", q}, {"consumer_group", "g"}}) == 2 &&
+               value_of(s, "queen_cluster_push_requests_total", {{"scope", "cluster"}}).has_value();
+    }, std::chrono::seconds(30)))
+        << "no snapshot gauges for " << q;
+    EXPECT_EQ(value_of(s, "queen_consumer_lag_messages", {{"queue", q}, {"consumer_group", "g"}}), 2);
+    EXPECT_EQ(value_of(s, "queen_queue_messages_leased", {{"queue", q}, {"consumer_group", "g"}}), 0);
+    EXPECT_EQ(value_of(s, "queen_consumer_lag_messages", {{"queue", q}, {"consumer_group", "__QUEUE_MODE__"}}), 0);
+    EXPECT_EQ(value_of(s, "queen_queue_partitions", {{"queue", q}}), 1);
+    EXPECT_EQ(value_of(s, "queen_dlq_depth_by_queue", {{"queue", q}}), 1);
+    EXPECT_EQ(value_of(s, "queen_dlq_depth", {{"scope", "cluster"}}), 1);
+    EXPECT_GE(value_of(s, "queen_stats_snapshot_age_seconds", {}).value_or(-1), 0);
+    EXPECT_EQ(value_of(s, "queen_file_buffer_db_healthy", {}), 1);
+}
+
+TEST_F(Metrics, QueuesPastTheCapAreSummedAsOther) {
+    // A broker of its own that labels 2 queues: the first two it sees keep their names, the
+    // next two share __other__.
+    broker_process capped(db->conninfo(), {{"QUEEN_METRICS_MAX_QUEUES", "2"}});
+    auto c = client_of(capped);
+    std::vector<std::string> queues;
+    for (int i = 0; i < 4; ++i) queues.push_back(unique_name("cap"));
+    for (std::size_t i = 0; i < queues.size(); ++i) push_payloads(c, queues[i], "", std::vector<json>(i + 1, json(1)));
+    const auto s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_messages_published_total", {{"queue", queues[0]}}), 1);
+    EXPECT_EQ(value_of(s, "queen_messages_published_total", {{"queue", queues[1]}}), 2);
+    EXPECT_EQ(value_of(s, "queen_messages_published_total", {{"queue", queues[2]}}), std::nullopt);
+    EXPECT_EQ(value_of(s, "queen_messages_published_total", {{"queue", "__other__"}}), 3 + 4);
+}
+
+TEST_F(Metrics, ATombstoneIsCountedOnce) {
+    auto c = client_of(*b);
+    const std::string d = unique_name("deleted");
+    push_payloads(c, d, "", {json(1), json(2)});
+    auto popped = pop(c, d, "batch=1&consumerGroup=peek");
+    ASSERT_EQ(popped.status, 200) << popped.body;
+    const auto m = popped.json()["messages"][0];
+    const std::string target = "/api/v1/messages/" + m["partitionId"].get<std::string>() + "/" +
+                               m["transactionId"].get<std::string>();
+    ASSERT_EQ(c.del(target).status, 200);
+    ASSERT_EQ(c.del(target).status, 200);  // already deleted: not a second tombstone
+    const auto s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_messages_deleted_total", {{"queue", d}}), 1);
+}
+
+TEST_F(Metrics, JsonMetricsCountRequestsAndMessages) {
+    auto c = client_of(*b);
+    auto r = c.get("/metrics");
+    ASSERT_EQ(r.status, 200) << r.body;
+    const auto m = r.json();
+    EXPECT_GE(m["messages"]["total"].get<long long>(), 5);
+    EXPECT_GT(m["requests"]["total"].get<long long>(), 6);
+    EXPECT_GT(m["requests"]["rate"].get<double>(), 0);
+    EXPECT_GT(m["memory"]["rss"].get<long long>(), 0);
+    EXPECT_GT(m["database"]["poolSize"].get<long long>(), 0);
+    EXPECT_GE(m["uptime"].get<long long>(), 0);
+    EXPECT_TRUE(m["cpu"]["user"].is_number_integer());
+}
+
+// The housekeeping leader counts what its rounds removed: retention per queue, and the
+// maxWaitTimeSeconds dead letters of a group that does not pop.
+TEST(MetricsHousekeeping, RetentionAndExpiryAreCountedPerQueue) {
+    test_cluster db;
+    broker_process b(db.conninfo(), {{"QUEEN_HOUSEKEEPING_INTERVAL_MS", "200"}});
+    auto c = client_of(b);
+    const auto kept = unique_name("retained");
+    const auto waited = unique_name("maxwait");
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", kept}, {"options", {{"retentionEnabled", true}, {"retentionSeconds", 1}}}})
+                  .status,
+              200);
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", waited}, {"options", {{"maxWaitTimeSeconds", 1}}}}).status, 200);
+    ASSERT_EQ(pop(c, waited, "consumerGroup=sleepy").status, 204);
+    push_payloads(c, kept, "", {json(1), json(2), json(3)});
+    push_payloads(c, waited, "", {json("a"), json("b")});
+    std::vector<sample> s;
+    EXPECT_TRUE(eventually([&] {
+        s = parse_exposition(scrape(c));
+        return value_of(s, "queen_retention_removed_messages_total", {{"queue", kept}, {"kind", "retention"}}) == 3 &&
+               value_of(s, "queen_messages_dead_lettered_total",
+                        {{"queue", waited}, {"consumer_group", "sleepy"}, {"reason", "expired"}}) == 2;
+    })) << scrape(c);
+    EXPECT_EQ(db.run_sql("SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = " +
+                         quote(waited) + " AND reason = 'expired'"),
+              "2");
+}
+
+// promtool from Debian's prometheus package must accept a scrape taken under load.
+TEST(MetricsPromtool, AcceptsAScrapeTakenDuringLoad) {
+    ASSERT_EQ(std::system("command -v promtool > /dev/null"), 0)
+        << "promtool is missing: scripts/install-deps.sh installs Debian's prometheus package";
+    const std::string q = unique_name("promload");
+    std::atomic<bool> stop{false};
+    std::atomic<int> rounds{0};
+    std::thread load([&] {
+        auto c = client();
+        for (int i = 0; !stop; ++i) {
+            push_payloads(c, q, "p" + std::to_string(i % 4), {json(1), json(2)});
+            pop(c, q, "batch=2&autoAck=true");
+            ++rounds;
+        }
+    });
+    auto c = client();
+    EXPECT_TRUE(eventually([&] { return rounds >= 3; }));
+    std::string text;
+    for (int i = 0; i < 5; ++i) text = scrape(c);  // the load goes on meanwhile
+    stop = true;
+    load.join();
+    const std::string path = "/tmp/queen-promtool-" + std::to_string(::getpid()) + ".txt";
+    std::ofstream(path) << text;
+    const std::string cmd = "promtool check metrics < " + path + " 2>&1";
+    FILE* p = ::popen(cmd.c_str(), "r");
+    ASSERT_NE(p, nullptr);
+    std::string output;
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p)) output += buf;
+    const int status = ::pclose(p);
+    std::remove(path.c_str());
+    EXPECT_EQ(status, 0) << output;
+    EXPECT_NE(text.find("queen_messages_published_total{queue=\"" + q + "\"}"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace queen::test
