@@ -5,8 +5,8 @@
 # (a cursor per partition), a third of each queue's partitions consumed, and 24 hours of
 # per-minute activity rows: one per (minute, queue) and per (minute, broker) for 2 brokers.
 # Then, ROUNDS times each, the stats refresh (POST /api/v1/stats/refresh, its durationMs) and
-# the listing, status and analytics routes (curl's total time); prints the median of each and
-# removes everything.
+# the listing, status and analytics routes and the Prometheus scrape (curl's total time);
+# prints the median of each and removes everything.
 #   bash bench/listing_scale.sh [BUILD_DIR]     (default build)
 # Environment: QUEUES [1000], PARTITIONS [100], ROUNDS [5].
 set -euo pipefail
@@ -98,4 +98,15 @@ for target in "/api/v1/resources/queues?limit=10000" "/api/v1/resources/queues/l
     for _ in $(seq 1 "$ROUNDS"); do times+=("$(timed_get "$target")"); done
     printf '%-71s %8.1f ms\n' "GET ${target/$DAY_AGO/-24h}" "$(printf '%s\n' "${times[@]}" | median | awk '{ print $1 * 1000 }')"
 done
+# The Prometheus scrape, its database part cached for 5 s: cold (the cache expired, one call of
+# queen.metrics_scrape) and warm (served from the cache).
+cold=() warm=()
+for _ in $(seq 1 "$ROUNDS"); do
+    sleep 5.2
+    cold+=("$(timed_get /metrics/prometheus)")
+    warm+=("$(timed_get /metrics/prometheus)")
+done
+printf '%-71s %8.1f ms\n' "GET /metrics/prometheus (cold: queen.metrics_scrape)" "$(printf '%s\n' "${cold[@]}" | median | awk '{ print $1 * 1000 }')"
+printf '%-71s %8.1f ms\n' "GET /metrics/prometheus (warm: cached)" "$(printf '%s\n' "${warm[@]}" | median | awk '{ print $1 * 1000 }')"
+echo "scrape: $(grep -vc '^#' "$WORK/body") samples, $(wc -c < "$WORK/body") bytes"
 echo "answer sizes: queues $(curl -s "$URL/api/v1/resources/queues?limit=10000" | wc -c) bytes, consumer-groups $(curl -s "$URL/api/v1/consumer-groups" | wc -c) bytes"
