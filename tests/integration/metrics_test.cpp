@@ -246,6 +246,33 @@ TEST(MetricsHousekeeping, RetentionAndExpiryAreCountedPerQueue) {
               "2");
 }
 
+// With PostgreSQL stopped a scrape still answers 200: the in-process families, no database
+// families (stale gauges would mislead), queen_file_buffer_db_healthy 0; they return with it.
+TEST(MetricsOutage, AScrapeAnswersWithoutTheDatabase) {
+    test_cluster db;
+    broker_process b(db.conninfo(), {{"QUEEN_STATS_INTERVAL_MS", "200"}});
+    auto c = client_of(b);
+    push_payloads(c, unique_name("outage"), "", {json(1)});
+    ASSERT_TRUE(eventually([&] {
+        return value_of(parse_exposition(scrape(c)), "queen_stats_snapshot_age_seconds", {}).has_value();
+    }, std::chrono::seconds(30)));
+    db.stop();
+    std::vector<sample> s;
+    EXPECT_TRUE(eventually([&] {
+        s = parse_exposition(scrape(c));  // the cached database part expires within 5 s
+        return value_of(s, "queen_file_buffer_db_healthy", {}) == 0;
+    }, std::chrono::seconds(40)));
+    EXPECT_EQ(value_of(s, "queen_stats_snapshot_age_seconds", {}), std::nullopt);
+    EXPECT_EQ(value_of(s, "queen_cluster_push_requests_total", {{"scope", "cluster"}}), std::nullopt);
+    EXPECT_TRUE(value_of(s, "queen_uptime_seconds", {}).has_value());
+    db.start();
+    EXPECT_TRUE(eventually([&] {
+        s = parse_exposition(scrape(c));
+        return value_of(s, "queen_file_buffer_db_healthy", {}) == 1 &&
+               value_of(s, "queen_cluster_push_requests_total", {{"scope", "cluster"}}).has_value();
+    }, std::chrono::seconds(40)));
+}
+
 // promtool from Debian's prometheus package must accept a scrape taken under load.
 TEST(MetricsPromtool, AcceptsAScrapeTakenDuringLoad) {
     ASSERT_EQ(std::system("command -v promtool > /dev/null"), 0)
