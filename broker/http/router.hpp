@@ -1,7 +1,9 @@
 #pragma once
 // The endpoint table: (method, path pattern) -> handler. Tells an unknown route (404) from a
-// known route with the wrong method (405), answers OPTIONS (CORS preflight), and is the one
-// place where domain errors become statuses and unexpected failures become a logged 500.
+// known route with the wrong method (405), answers OPTIONS (CORS preflight), answers HEAD for
+// the GET routes that allow it, hands unmatched GETs outside reserved prefixes to a fallback
+// (the dashboard's page), and is the one place where domain errors become statuses and
+// unexpected failures become a logged 500.
 #include "http/types.hpp"
 
 #include <utility>
@@ -29,7 +31,13 @@ public:
     explicit router(failure_mapper map_failure) : map_failure_(std::move(map_failure)) {}
 
     // pattern: "/api/v1/pop/queue/:queue/partition/:partition"; ":name" matches one segment.
-    void add(bhttp::verb method, std::string pattern, handler h);
+    // answers_head: a GET route that also answers HEAD (its headers, no body); only for GETs
+    // without side effects.
+    void add(bhttp::verb method, std::string pattern, handler h, bool answers_head = false);
+
+    // A GET or HEAD that no route matches, whose first path segment is none of `reserved`, is
+    // answered by h (as HEAD without a body); anything else unmatched stays a 404.
+    void set_fallback(std::vector<std::string> reserved, handler h);
 
     // Answers one request; never throws.
     boost::asio::awaitable<response> dispatch(const request& req, client_presence& client,
@@ -41,8 +49,18 @@ private:
         bhttp::verb method;
         std::vector<std::string> pattern;  // literal segments, or ":name"
         handler h;
+        bool answers_head = false;
     };
+    // dispatch() before HEAD's body is dropped.
+    boost::asio::awaitable<response> answer(const request& req, client_presence& client,
+                                            boost::asio::any_io_executor executor,
+                                            std::function<void()>& on_write_failed) const;
+    // The route for a request that no route matches, or nullptr.
+    const route* fallback_for(const request& req, const std::vector<std::string>& segments) const;
+
     std::vector<route> routes_;
+    std::vector<std::string> reserved_;
+    route fallback_{bhttp::verb::get, {}, nullptr, true};
     failure_mapper map_failure_;
 };
 
