@@ -16,20 +16,20 @@ import trace from './views/trace.js';
 import analytics from './views/analytics.js';
 import maintenance from './views/maintenance.js';
 
-// [pattern, view name, view]; ":name" is one path segment.
+// [pattern, view name, view, title]; ":name" is one path segment.
 const ROUTES = [
-  ['/', 'overview', overview],
-  ['/queues', 'queues', queues],
-  ['/queues/:queue', 'queue', queue],
-  ['/messages', 'messages', messages],
-  ['/messages/:partitionId/:transactionId', 'message', message],
-  ['/groups', 'groups', groups],
-  ['/groups/:group', 'group', group],
-  ['/dlq', 'dlq', dlq],
-  ['/traces', 'traces', traces],
-  ['/traces/:name', 'trace', trace],
-  ['/analytics', 'analytics', analytics],
-  ['/maintenance', 'maintenance', maintenance],
+  ['/', 'overview', overview, 'Overview'],
+  ['/queues', 'queues', queues, 'Queues'],
+  ['/queues/:queue', 'queue', queue, 'Queue'],
+  ['/messages', 'messages', messages, 'Messages'],
+  ['/messages/:partitionId/:transactionId', 'message', message, 'Message'],
+  ['/groups', 'groups', groups, 'Consumer groups'],
+  ['/groups/:group', 'group', group, 'Consumer group'],
+  ['/dlq', 'dlq', dlq, 'Dead letters'],
+  ['/traces', 'traces', traces, 'Traces'],
+  ['/traces/:name', 'trace', trace, 'Trace'],
+  ['/analytics', 'analytics', analytics, 'Analytics'],
+  ['/maintenance', 'maintenance', maintenance, 'Maintenance'],
 ];
 
 const NAV = [
@@ -55,11 +55,11 @@ let generation = 0;
 // The view and its parameters for a path, or null.
 function resolve(pathname) {
   const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  for (const [pattern, name, view] of ROUTES) {
+  for (const [pattern, name, view, title] of ROUTES) {
     const want = pattern.split('/').filter(Boolean);
     if (want.length !== parts.length) continue;
     const params = {};
-    if (want.every((w, i) => (w.startsWith(':') ? ((params[w.slice(1)] = parts[i]), true) : w === parts[i]))) return { name, view, params };
+    if (want.every((w, i) => (w.startsWith(':') ? ((params[w.slice(1)] = parts[i]), true) : w === parts[i]))) return { name, view, params, title };
   }
   return null;
 }
@@ -87,6 +87,7 @@ async function render() {
   const first = '/' + (location.pathname.split('/')[1] || '');
   for (const a of nav.querySelectorAll('a')) a.classList.toggle('active', a.dataset.nav === first);
   main.dataset.view = found ? found.name : 'not-found';
+  document.title = found ? `${found.title} · Queen` : 'Queen';
   delete main.dataset.loaded;
   if (!found) {
     replace(main, h('h1', {}, 'Not found'), h('p', {}, `No view at ${location.pathname}.`));
@@ -123,7 +124,7 @@ async function render() {
     if (mine === generation) main.dataset.loaded = 'true';
   } catch (err) {
     if (mine === generation) {
-      replace(main, h('h1', {}, found.name));
+      replace(main, h('h1', {}, found.title));
       fail(err);
       main.dataset.loaded = 'error';
     }
