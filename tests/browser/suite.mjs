@@ -48,6 +48,7 @@ async function until(what, fn, ms = 20000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+// Throws naming `what` unless actual === expected.
 function expectEq(actual, expected, what) {
   if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
@@ -130,6 +131,7 @@ async function follow(text, view, scope = '#app') {
   throw new Error(`no link "${text}" in ${scope}`);
 }
 
+// The error banner's text, "" while it is hidden.
 async function bannerText() {
   return page.$eval('[data-test="error"]', (el) => (el.hidden ? '' : el.textContent));
 }
@@ -145,12 +147,15 @@ async function row(name, key) {
   return found;
 }
 
+// The number of body rows of table[data-test=name].
 const rowCount = (name) => page.$$eval(`table[data-test="${name}"] tbody tr`, (trs) => trs.length);
 
-// Clicks a button of a row (by its data-test) and waits for the notice.
-async function clickAndNotice(selector) {
+// Clicks a button (a selector or an element handle), waits for the notice it leads to, and
+// returns its text; throws with the error banner's text instead when that shows.
+async function clickAndNotice(target) {
   await page.evaluate(() => { document.querySelector('[data-test="notice"]').hidden = true; });
-  await page.click(selector);
+  if (typeof target === 'string') await page.click(target);
+  else await target.click();
   await page.waitForFunction(() => {
     const n = document.querySelector('[data-test="notice"]');
     const e = document.querySelector('[data-test="error"]');
@@ -161,6 +166,7 @@ async function clickAndNotice(selector) {
   return text('[data-test="notice"]');
 }
 
+// Saves the whole page as SHOTS/NN-name.png, numbered in the order taken.
 async function screenshot(name) {
   shot += 1;
   await page.screenshot({ path: path.join(SHOTS, `${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
@@ -264,15 +270,8 @@ async function rowButton(key, action) {
   throw new Error(`no dead letter row with ${key}`);
 }
 
-// Clicks a row's button and waits for the notice.
-async function rowAction(key, action) {
-  await page.evaluate(() => { document.querySelector('[data-test="notice"]').hidden = true; });
-  await (await rowButton(key, action)).click();
-  await page.waitForFunction(() => !document.querySelector('[data-test="notice"]').hidden || !document.querySelector('[data-test="error"]').hidden, { timeout: 15000 });
-  const err = await bannerText();
-  if (err) throw new Error(err);
-  return text('[data-test="notice"]');
-}
+// Clicks a dead letter row's button and returns the notice.
+const rowAction = async (key, action) => clickAndNotice(await rowButton(key, action));
 
 test('dead letters: listed, requeued, deleted and purged from the view', async () => {
   await visit('/dlq', 'dlq');
