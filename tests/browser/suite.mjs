@@ -199,10 +199,13 @@ test('overview shows the cluster counts and charts', async () => {
 
 test('queues list depth, partitions and rates', async () => {
   await follow('Queues', 'queues', 'nav');
+  // Consumer lag: billing lags 4 messages on dash-orders, fraud 1 on dash-audit.
   const orders = await row('queues', ORDERS);
   expectEq(orders.slice(0, 7).join('|'), `${ORDERS}|shop|payments|3|7|4|0`, 'dash-orders row');
+  if (!orders[7].startsWith('4 · ')) throw new Error(`dash-orders consumer lag: ${orders[7]}`);
   const audit = await row('queues', AUDIT);
   expectEq(audit.slice(0, 7).join('|'), `${AUDIT}|||1|3|1|0`, 'dash-audit row (fraud has audit-3 to go)');
+  if (!audit[7].startsWith('1 · ')) throw new Error(`dash-audit consumer lag: ${audit[7]}`);
   expectEq(await text('[data-test="page-range"]'), '1–2 of 2', 'page range');
   await screenshot('queues');
 });
