@@ -16,8 +16,9 @@ RUN_PACKAGES=(
   curl ca-certificates
 )
 
-# The test, fuzz and browser suites on top of that: GoogleTest, clang for libFuzzer, jq,
-# chromium for the dashboard's browser suite, prometheus for promtool.
+# The test, fuzz, browser and benchmark targets on top of that: GoogleTest, clang for
+# libFuzzer, jq for the benchmark scripts, chromium for the dashboard's browser suite,
+# prometheus for promtool.
 TEST_PACKAGES=(
   libgtest-dev googletest
   clang libclang-rt-14-dev
