@@ -1,22 +1,41 @@
-# Entry points: `make run` starts the broker on :6632 with an embedded PostgreSQL;
-# `make test` runs every suite CI checks. Both install what is missing first.
+# Entry points: `make run` starts the broker on :6632 with an embedded PostgreSQL and its
+# dashboard at /; `make test` runs every suite CI checks. Both install what is missing first:
+# `make run` only what running the broker needs, `make test` also what the tests need
+# (scripts/install-deps.sh run|test).
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build ext ext-install run test unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot soak sanitize clean
 
 all: build
 
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh test
+
+deps-run:
+	@bash scripts/install-deps.sh run
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUEEN_WERROR=ON $(CMAKE_FLAGS) > /dev/null
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUEEN_WERROR=ON \
+		-DQUEEN_BUILD_TESTS=ON -DQUEEN_BUILD_BENCH=ON $(CMAKE_FLAGS) > /dev/null
 
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The broker alone, with the dashboard it serves (web/dist, committed, embedded at build
+# time): no test or benchmark binary, so a fresh machine needs only the run dependencies.
+configure-run: deps-run
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUEEN_WERROR=ON \
+		-DQUEEN_BUILD_TESTS=OFF -DQUEEN_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
+
+build-run: configure-run
+	@cmake --build $(BUILD_DIR) --target queen -j $(JOBS)
+
+# Rebuilds web/dist from web/src with esbuild (npm); commit the result.
+web:
+	@cd web && npm ci --no-audit --no-fund --loglevel=error && node build.mjs
 
 # The optional queen_ext extension (PGXS); ext-install puts it into PostgreSQL's directories.
 ext: deps
@@ -25,8 +44,14 @@ ext: deps
 ext-install: deps
 	@bash scripts/install-ext.sh
 
-run: build
-	./$(BUILD_DIR)/queen
+# The snapshot and the activity flush run more often than their production defaults, so the
+# dashboard's numbers follow a curl push within seconds; override either on the command line.
+RUN_STATS_INTERVAL_MS ?= 2000
+RUN_METRICS_FLUSH_MS ?= 5000
+
+run: build-run
+	QUEEN_STATS_INTERVAL_MS=$${QUEEN_STATS_INTERVAL_MS:-$(RUN_STATS_INTERVAL_MS)} \
+	QUEEN_METRICS_FLUSH_MS=$${QUEEN_METRICS_FLUSH_MS:-$(RUN_METRICS_FLUSH_MS)} ./$(BUILD_DIR)/queen
 
 unit: build
 	./$(BUILD_DIR)/queen_unit_tests
@@ -38,6 +63,11 @@ integration: build
 integration-ext: build ext-install
 	QUEEN_TEST_EXTENSION=1 ./$(BUILD_DIR)/queen_integration_tests
 
+# The dashboard driven by headless chromium against a real broker and PostgreSQL
+# (tests/browser); screenshots in BUILD_DIR/test-logs/browser.
+browser: build
+	bash tests/browser/run.sh $(BUILD_DIR)
+
 regress: build ext-install
 	bash scripts/run-regress.sh $(BUILD_DIR)
 	bash scripts/run-isolation.sh $(BUILD_DIR)
@@ -46,7 +76,8 @@ FUZZ_SECONDS ?= 60
 
 # Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
 # isolation specs (concurrent sessions), the integration suite twice (stock PostgreSQL, then
-# with queen_ext in every test database), and each fuzz target for FUZZ_SECONDS; the last
+# with queen_ext in every test database), the dashboard's browser suite, and each fuzz
+# target for FUZZ_SECONDS; the last
 # line is "N passed, N failed" over all of them (scripts/run-tests.sh).
 test: build ext-install
 	bash scripts/run-tests.sh $(BUILD_DIR) $(FUZZ_SECONDS)

@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# Installs, from Debian's package registry, every package the build, the tests and
-# `make run` need. Idempotent: it only calls apt-get when something is missing.
+# Installs, from Debian's package registry, what is missing of one of two lists:
+#   bash scripts/install-deps.sh run    what building and running the broker needs (`make run`)
+#   bash scripts/install-deps.sh test   that plus what the test suites need (`make test`)
+# Idempotent: it only calls apt-get when something is missing. Node and npm (for the
+# dashboard's build and the browser suite) come with the machine image and are not
+# installed from Debian here.
 set -euo pipefail
 
-PACKAGES=(
+# Building the broker and running it (with its embedded PostgreSQL).
+RUN_PACKAGES=(
   build-essential cmake pkg-config git
   libboost-dev libboost-system-dev
   libpq-dev postgresql-15 postgresql-server-dev-15 postgresql-client-15
   libzstd-dev zstd nlohmann-json3-dev libfmt-dev libssl-dev
+  prometheus-cpp-dev
+  curl ca-certificates
+)
+
+# The test, fuzz, browser and benchmark targets on top of that: GoogleTest, clang for
+# libFuzzer, jq for the benchmark scripts, chromium for the dashboard's browser suite,
+# prometheus for promtool.
+TEST_PACKAGES=(
   libgtest-dev googletest
   clang libclang-rt-14-dev
-  curl ca-certificates jq
-  prometheus-cpp-dev prometheus
+  jq
+  chromium
+  prometheus
 )
+
+case "${1:-test}" in
+  run) PACKAGES=("${RUN_PACKAGES[@]}") ;;
+  test) PACKAGES=("${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do

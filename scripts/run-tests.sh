@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every suite of `make test` in order, each to its end even when one fails, and ends
-# with one line over all of them: "N passed, N failed" (tests for GoogleTest and pg_regress,
-# targets for the fuzzers). A suite that exits non-zero without reporting a failed test
-# counts one failure. Exit status 1 when anything failed.
+# with one line over all of them: "N passed, N failed" (tests for GoogleTest, pg_regress and
+# the dashboard's browser suite, targets for the fuzzers). A suite that exits non-zero
+# without reporting a failed test counts one failure. Exit status 1 when anything failed.
 #   bash scripts/run-tests.sh BUILD_DIR FUZZ_SECONDS
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -36,6 +36,13 @@ count() {
     check)
       if ((status == 0)); then passed=1; fi
       ;;
+    browser)
+      line=$(grep -E '^browser: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+      if [[ -n $line ]]; then
+        passed=$(awk '{print $2}' <<<"$line")
+        failed=$(awk '{print $4}' <<<"$line")
+      fi
+      ;;
     fuzz)
       line=$(grep -E '^run-fuzz: [0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
       if [[ -n $line ]]; then
@@ -68,6 +75,7 @@ suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"
 suite integration gtest "$BUILD_DIR/queen_integration_tests"
 suite integration-ext gtest env QUEEN_TEST_EXTENSION=1 "$BUILD_DIR/queen_integration_tests"
+suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 
 echo "==== summary (logs in $LOGS)"

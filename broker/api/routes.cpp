@@ -26,6 +26,9 @@ const std::array routes{
     route_spec{bhttp::get, "/metrics/prometheus", handle_metrics_prometheus, anyone,
                "Prometheus text exposition: counters, histograms, snapshot gauges"},
     route_spec{bhttp::get, "/api/v1/openapi.json", handle_openapi, anyone, "This document"},
+    route_spec{bhttp::get, "/", handle_dashboard_page, anyone,
+               "The dashboard's page (also the answer to any GET outside the reserved prefixes)"},
+    route_spec{bhttp::get, "/assets/:file", handle_dashboard_asset, anyone, "A static file of the dashboard"},
     route_spec{bhttp::post, "/api/v1/configure", handle_configure, read_write, "Create or reconfigure a queue"},
     route_spec{bhttp::post, "/api/v1/push", handle_push, read_write, "Push messages"},
     route_spec{bhttp::get, "/api/v1/pop/queue/:queue", handle_pop, read_write, "Pop from any partition of a queue"},
@@ -130,8 +133,14 @@ std::span<const route_spec> route_table() { return routes; }
 void register_routes(http::router& router, app::broker_context& ctx) {
     for (const auto& r : route_table()) {
         const route_handler fn = r.handler;
-        router.add(r.method, std::string(r.path), [&ctx, fn](http::request_context& rc) { return fn(ctx, rc); });
+        // Public GETs have no side effects, so they answer HEAD too.
+        router.add(r.method, std::string(r.path), [&ctx, fn](http::request_context& rc) { return fn(ctx, rc); },
+                   r.access == anyone && r.method == bhttp::get);
     }
+    // The dashboard's client-side routes: any GET outside these first segments that no route
+    // matches answers the page; under them an unknown path stays the router's JSON 404.
+    router.set_fallback({"api", "streams", "metrics", "health", "assets"},
+                        [&ctx](http::request_context& rc) { return handle_dashboard_page(ctx, rc); });
 }
 
 }  // namespace queen::api

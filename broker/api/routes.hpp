@@ -12,6 +12,9 @@ void register_routes(http::router& router, app::broker_context& ctx);
 boost::asio::awaitable<http::response> handle_health(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_metrics(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_metrics_prometheus(app::broker_context& ctx, http::request_context& rc);
+// The dashboard's page and assets (api/dashboard_handler.cpp).
+boost::asio::awaitable<http::response> handle_dashboard_page(app::broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_dashboard_asset(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::request_context& rc);

@@ -3,6 +3,8 @@
 #include "http/responses.hpp"
 #include "http/url.hpp"
 
+#include <algorithm>
+
 
 namespace queen::http {
 namespace {
@@ -35,16 +37,44 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
     return true;
 }
 
+// HEAD: the GET answer's headers, Content-Length included, with no body.
+void without_body(response& res) {
+    const auto length = res.body().size();
+    res.body().clear();
+    if (res.result() != bhttp::status::no_content && res.result() != bhttp::status::not_modified)
+        res.content_length(length);
+}
+
 }  // namespace
 
-void router::add(bhttp::verb method, std::string pattern, handler h) {
+void router::add(bhttp::verb method, std::string pattern, handler h, bool answers_head) {
     auto segments = split_pattern(pattern);
-    routes_.push_back(route{method, std::move(pattern), std::move(segments), std::move(h)});
+    routes_.push_back(
+        route{method, std::move(pattern), std::move(segments), std::move(h), answers_head && method == bhttp::verb::get});
+}
+
+void router::set_fallback(std::vector<std::string> reserved, handler h) {
+    reserved_ = std::move(reserved);
+    fallback_.h = std::move(h);
+}
+
+const router::route* router::fallback_for(const request& req, const std::vector<std::string>& segments) const {
+    if (!fallback_.h) return nullptr;
+    if (req.method() != bhttp::verb::get && req.method() != bhttp::verb::head) return nullptr;
+    if (!segments.empty() && std::find(reserved_.begin(), reserved_.end(), segments.front()) != reserved_.end())
+        return nullptr;
+    return &fallback_;
 }
 
 boost::asio::awaitable<response> router::dispatch(const request& req, client_presence& client,
-                                                  boost::asio::any_io_executor executor,
-                                                  dispatch_info& info) const {
+                                                  boost::asio::any_io_executor executor, dispatch_info& info) const {
+    response res = co_await answer(req, client, std::move(executor), info);
+    if (req.method() == bhttp::verb::head) without_body(res);
+    co_return res;
+}
+
+boost::asio::awaitable<response> router::answer(const request& req, client_presence& client,
+                                                boost::asio::any_io_executor executor, dispatch_info& info) const {
     const unsigned version = req.version();
     auto target = parse_target(req.target());
     if (!target) co_return error(bhttp::status::bad_request, "malformed percent-escape in the request target", version);
@@ -62,7 +92,7 @@ boost::asio::awaitable<response> router::dispatch(const request& req, client_pre
         if (!match(r.pattern, segments, params)) continue;
         if (!allowed.empty()) allowed += ", ";
         allowed += std::string(bhttp::to_string(r.method));
-        if (r.method == req.method()) {
+        if (r.method == req.method() || (req.method() == bhttp::verb::head && r.answers_head)) {
             found = &r;
             break;
         }
@@ -74,6 +104,7 @@ boost::asio::awaitable<response> router::dispatch(const request& req, client_pre
         res.set(bhttp::field::access_control_max_age, "86400");
         co_return res;
     }
+    if (!found && allowed.empty()) found = fallback_for(req, segments);
     if (!found) {
         if (!allowed.empty()) {
             response res = error(bhttp::status::method_not_allowed,
@@ -88,7 +119,11 @@ boost::asio::awaitable<response> router::dispatch(const request& req, client_pre
                         version);
     }
     // Re-match to collect this route's parameters (the loop may have matched others after).
-    match(found->pattern, segments, params);
+    if (found == &fallback_) {
+        params.clear();
+    } else {
+        match(found->pattern, segments, params);
+    }
     info.route = found->path;
     request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}, {}};
     std::exception_ptr failure;

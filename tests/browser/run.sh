@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The dashboard's browser suite: a throwaway PostgreSQL and a broker of BUILD_DIR on loopback
+# ports, then suite.mjs drives Debian's chromium (headless, through puppeteer-core, which
+# never downloads a browser) through every view. Screenshots and logs go to
+# BUILD_DIR/test-logs/browser. Prints one "ok"/"not ok" line per test and, last,
+# "browser: N passed, N failed" (scripts/run-tests.sh reads it).
+#   bash tests/browser/run.sh BUILD_DIR
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+BUILD_DIR="$(mkdir -p "${1:?usage: $0 BUILD_DIR}" && cd "$1" && pwd)"
+LOGS="$BUILD_DIR/test-logs/browser"
+PG_BINDIR="${PG_BINDIR:-/usr/lib/postgresql/15/bin}"
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+
+for f in "$BUILD_DIR/queen" "$PG_BINDIR/initdb" "$PG_BINDIR/pg_ctl" "$CHROMIUM"; do
+  if [[ ! -x "$f" ]]; then
+    echo "browser: $f not found (make build; bash scripts/install-deps.sh test)" >&2
+    exit 2
+  fi
+done
+
+# PostgreSQL refuses to run as root: as root its commands run as `postgres`.
+as_pg() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+WORK="$(mktemp -d /tmp/queen-browser.XXXXXX)"
+BROKER_PID=""
+PG_STARTED=""
+cleanup() {
+  if [[ -n $BROKER_PID ]]; then
+    kill "$BROKER_PID" 2>/dev/null || true
+    wait "$BROKER_PID" 2>/dev/null || true
+  fi
+  if [[ -n $PG_STARTED ]]; then as_pg "$PG_BINDIR/pg_ctl" stop -D "$WORK/data" -m fast -w >/dev/null 2>&1 || true; fi
+  cp "$WORK/postgres.log" "$LOGS/" 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+if [[ $(id -u) -eq 0 ]]; then chown postgres: "$WORK"; fi
+
+PG_PORT="$(free_port)"
+as_pg "$PG_BINDIR/initdb" -D "$WORK/data" -U postgres --auth=trust -E UTF8 --no-locale >"$LOGS/initdb.log" 2>&1
+as_pg "$PG_BINDIR/pg_ctl" start -D "$WORK/data" -l "$WORK/postgres.log" -w -t 60 \
+  -o "-p $PG_PORT -k $WORK -c listen_addresses=127.0.0.1" >/dev/null
+PG_STARTED=1
+
+BROKER_PORT="$(free_port)"
+HOST=127.0.0.1 PORT="$BROKER_PORT" \
+  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
+  QUEEN_SPOOL_DIR="$WORK/spool" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
+  "$BUILD_DIR/queen" >"$LOGS/broker.log" 2>&1 &
+BROKER_PID=$!
+for _ in $(seq 1 300); do
+  if curl -fs "http://127.0.0.1:$BROKER_PORT/health" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$BROKER_PID" 2>/dev/null; then
+    echo "browser: the broker exited; see $LOGS/broker.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+
+# puppeteer-core from the lock file; it has no browser download of its own.
+if [[ ! -d "$HERE/node_modules/puppeteer-core" || "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ]]; then
+  (cd "$HERE" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >"$LOGS/npm.log" 2>&1) || {
+    cat "$LOGS/npm.log" >&2
+    exit 1
+  }
+fi
+
+QUEEN_URL="http://127.0.0.1:$BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/suite.mjs"

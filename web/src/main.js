@@ -1,0 +1,168 @@
+// The dashboard's shell: navigation, the client-side router (history API; the broker answers
+// every such path with this page), the error and notice banners, and the health badge.
+import './style.css';
+import { get } from './api.js';
+import { h, replace } from './dom.js';
+import overview from './views/overview.js';
+import queues from './views/queues.js';
+import queue from './views/queue.js';
+import messages from './views/messages.js';
+import message from './views/message.js';
+import groups from './views/groups.js';
+import group from './views/group.js';
+import dlq from './views/dlq.js';
+import traces from './views/traces.js';
+import trace from './views/trace.js';
+import analytics from './views/analytics.js';
+import maintenance from './views/maintenance.js';
+
+// [pattern, view name, view, title]; ":name" is one path segment.
+const ROUTES = [
+  ['/', 'overview', overview, 'Overview'],
+  ['/queues', 'queues', queues, 'Queues'],
+  ['/queues/:queue', 'queue', queue, 'Queue'],
+  ['/messages', 'messages', messages, 'Messages'],
+  ['/messages/:partitionId/:transactionId', 'message', message, 'Message'],
+  ['/groups', 'groups', groups, 'Consumer groups'],
+  ['/groups/:group', 'group', group, 'Consumer group'],
+  ['/dlq', 'dlq', dlq, 'Dead letters'],
+  ['/traces', 'traces', traces, 'Traces'],
+  ['/traces/:name', 'trace', trace, 'Trace'],
+  ['/analytics', 'analytics', analytics, 'Analytics'],
+  ['/maintenance', 'maintenance', maintenance, 'Maintenance'],
+];
+
+const NAV = [
+  ['/', 'Overview'],
+  ['/queues', 'Queues'],
+  ['/messages', 'Messages'],
+  ['/groups', 'Consumer groups'],
+  ['/dlq', 'Dead letters'],
+  ['/traces', 'Traces'],
+  ['/analytics', 'Analytics'],
+  ['/maintenance', 'Maintenance'],
+];
+
+const errorBox = h('div', { class: 'banner error', 'data-test': 'error', hidden: true });
+const noticeBox = h('div', { class: 'banner notice', 'data-test': 'notice', hidden: true });
+const health = h('span', { class: 'health', 'data-test': 'health' }, '…');
+const main = h('main', { id: 'view' });
+const nav = h('nav', {}, NAV.map(([href, label]) => h('a', { href, 'data-link': true, 'data-nav': href }, label)));
+
+let timers = [];
+let generation = 0;
+
+// The view and its parameters for a path, or null.
+function resolve(pathname) {
+  const parts = pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  for (const [pattern, name, view, title] of ROUTES) {
+    const want = pattern.split('/').filter(Boolean);
+    if (want.length !== parts.length) continue;
+    const params = {};
+    if (want.every((w, i) => (w.startsWith(':') ? ((params[w.slice(1)] = parts[i]), true) : w === parts[i]))) return { name, view, params, title };
+  }
+  return null;
+}
+
+// Shows an error (an ApiError names the request and the broker's message).
+function fail(err) {
+  console.warn(err);
+  errorBox.textContent = err && err.message ? err.message : String(err);
+  errorBox.hidden = false;
+}
+
+// Shows a short confirmation of an action.
+function notice(text) {
+  noticeBox.textContent = text;
+  noticeBox.hidden = false;
+}
+
+// Renders the view of the current location; timers of the previous view stop.
+async function render() {
+  timers.forEach(clearInterval);
+  timers = [];
+  const mine = ++generation;
+  errorBox.hidden = true;
+  const found = resolve(location.pathname);
+  const first = '/' + (location.pathname.split('/')[1] || '');
+  for (const a of nav.querySelectorAll('a')) a.classList.toggle('active', a.dataset.nav === first);
+  main.dataset.view = found ? found.name : 'not-found';
+  document.title = found ? `${found.title} · Queen` : 'Queen';
+  delete main.dataset.loaded;
+  if (!found) {
+    replace(main, h('h1', {}, 'Not found'), h('p', {}, `No view at ${location.pathname}.`));
+    return;
+  }
+  const ctx = {
+    params: found.params,
+    query: new URLSearchParams(location.search),
+    go: navigate,
+    // Navigates to the same view with these query parameters (empty values dropped).
+    setQuery(values) {
+      const q = new URLSearchParams();
+      for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== null && v !== '') q.set(k, v);
+      navigate(location.pathname + (q.toString() ? `?${q}` : ''));
+    },
+    // Runs fn every ms while this view is shown; its errors are shown.
+    every(ms, fn) {
+      timers.push(setInterval(() => mine === generation && fn().catch(fail), ms));
+    },
+    // An event handler that runs fn and shows its error.
+    action: (fn) => (ev) => {
+      ev?.preventDefault?.();
+      errorBox.hidden = true;
+      noticeBox.hidden = true;
+      return Promise.resolve().then(fn).catch(fail);
+    },
+    fail,
+    notice,
+    current: () => mine === generation,
+  };
+  replace(main, h('p', { class: 'loading' }, 'Loading…'));
+  try {
+    await found.view(main, ctx);
+    if (mine === generation) main.dataset.loaded = 'true';
+  } catch (err) {
+    if (mine === generation) {
+      replace(main, h('h1', {}, found.title));
+      fail(err);
+      main.dataset.loaded = 'error';
+    }
+  }
+}
+
+// Goes to an in-app path.
+function navigate(path) {
+  history.pushState(null, '', path);
+  noticeBox.hidden = true;
+  render();
+}
+
+// Polls /health for the badge.
+async function checkHealth() {
+  try {
+    const r = await get('/health');
+    health.textContent = `${r.status} · v${r.version}`;
+    health.className = 'health ok';
+  } catch (err) {
+    health.textContent = 'unreachable';
+    health.className = 'health bad';
+  }
+}
+
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest('a[data-link]');
+  if (!a || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.button !== 0) return;
+  ev.preventDefault();
+  navigate(a.getAttribute('href'));
+});
+window.addEventListener('popstate', render);
+
+replace(
+  document.getElementById('app'),
+  h('aside', {}, h('div', { class: 'brand' }, 'Queen'), nav, health),
+  h('div', { class: 'content' }, errorBox, noticeBox, main),
+);
+checkHealth();
+setInterval(checkHealth, 10000);
+render();
