@@ -35,6 +35,7 @@ struct pop_result {
     std::size_t message_count = 0;
     std::int64_t lag_sum_ms = 0;  // Σ (now − createdAt) over the messages
     std::int64_t lag_max_ms = 0;
+    store::claim_counts counts;  // what the claim did besides handing out spans
 };
 
 // The partitions of a claim, in the order their segments come.
@@ -59,6 +60,7 @@ std::vector<claimed_partition> partitions_of(const store::claimed_spans& claimed
 // the claimed spans but the tombstoned ones, decoded from the segments in place.
 pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed) {
     pop_result r;
+    r.counts = claimed.counts;
     const auto parts = partitions_of(claimed, r.lease_id);
     if (parts.empty()) return r;
     std::size_t stored = 0;
@@ -108,6 +110,16 @@ asio::awaitable<pop_result> pop_once(app::broker_context& ctx, const pop_params&
                                  p.partitions, p.auto_ack,  p.subscribe_all,  p.subscription_at};
     const auto claimed = co_await store::claim_spans(ctx.pool, claim);
     co_return render_claimed(ctx, p, claimed);
+}
+
+// Counts what one claim did besides handing out spans: a claim that hands out nothing may
+// still have taken over leases or dead-lettered messages.
+void record_claim(app::broker_context& ctx, const pop_params& p, const store::claim_counts& c) {
+    ctx.prometheus.leases_expired(p.queue, p.consumer_group, c.leases_expired);
+    ctx.prometheus.redelivered(p.queue, p.consumer_group, c.redelivered);
+    ctx.prometheus.dead_lettered(p.queue, p.consumer_group, "lease_expired", c.lease_dead_letters);
+    ctx.prometheus.dead_lettered(p.queue, p.consumer_group, "expired", c.expired_dead_letters);
+    if (const auto dead = c.lease_dead_letters + c.expired_dead_letters; dead > 0) ctx.activity.dead_lettered(dead);
 }
 
 // State shared by a parked pop and the callbacks that wake it (all run on its strand).
@@ -208,6 +220,7 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
     for (;;) {
         state->signaled = false;
         auto result = co_await pop_once(ctx, p);
+        record_claim(ctx, p, result.counts);
         if (result.message_count > 0) {
             const auto n = static_cast<std::int64_t>(result.message_count);
             ctx.activity.pop(p.queue, n, result.lag_sum_ms, result.lag_max_ms);

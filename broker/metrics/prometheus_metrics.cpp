@@ -36,6 +36,8 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
       buffered_family_(counter(*registry_, "queen_messages_buffered_total", "Push items accepted into the spool")),
       delivered_family_(counter(*registry_, "queen_messages_delivered_total",
                                 "Messages handed out by pops, redeliveries included")),
+      redelivered_family_(counter(*registry_, "queen_messages_redelivered_total",
+                                  "Deliveries of an offset the group was handed before")),
       acked_family_(counter(*registry_, "queen_messages_acked_total",
                             "Messages committed by completed acks and autoAck pops")),
       nacked_family_(counter(*registry_, "queen_messages_nacked_total", "Nacks (failed, retry) that took effect")),
@@ -44,6 +46,7 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
       deleted_family_(counter(*registry_, "queen_messages_deleted_total", "Tombstones written")),
       retention_family_(counter(*registry_, "queen_retention_removed_messages_total",
                                 "Messages removed by retention runs this broker led")),
+      leases_expired_family_(counter(*registry_, "queen_leases_expired_total", "Leases taken over after expiry")),
       pops_family_(counter(*registry_, "queen_pops_total", "Pop requests by outcome")),
       http_family_(counter(*registry_, "queen_http_requests_total", "HTTP requests answered, by route template")),
       http_duration_family_(BuildHistogram()
@@ -57,6 +60,8 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
       buffered_(buffered_family_, {"queue"}),
       deleted_(deleted_family_, {"queue"}),
       delivered_(delivered_family_, {"queue", "consumer_group"}),
+      redelivered_(redelivered_family_, {"queue", "consumer_group"}),
+      leases_expired_(leases_expired_family_, {"queue", "consumer_group"}),
       acked_(acked_family_, {"queue", "consumer_group"}),
       retention_(retention_family_, {"queue", "kind"}),
       pops_(pops_family_, {"queue", "result"}),
@@ -101,6 +106,14 @@ void prometheus_metrics::buffered(std::string_view queue, std::int64_t n) {
 
 void prometheus_metrics::delivered(std::string_view queue, std::string_view group, std::int64_t n) {
     if (n > 0) add(delivered_.get({queues_.label(queue), group}), n);
+}
+
+void prometheus_metrics::redelivered(std::string_view queue, std::string_view group, std::int64_t n) {
+    if (n > 0) add(redelivered_.get({queues_.label(queue), group}), n);
+}
+
+void prometheus_metrics::leases_expired(std::string_view queue, std::string_view group, std::int64_t n) {
+    if (n > 0) add(leases_expired_.get({queues_.label(queue), group}), n);
 }
 
 void prometheus_metrics::acked(std::string_view queue, std::string_view group, std::int64_t n) {

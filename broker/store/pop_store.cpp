@@ -43,12 +43,17 @@ asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c
                                  c.subscription_at_us ? pg_param::text(sub_at) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_body, "
-        "array_to_string(skip_offsets, ',') "
+        "array_to_string(skip_offsets, ','), leases_expired, redelivered, lease_dead_letters, "
+        "expired_dead_letters "
         "FROM queen.pop($1, $2, $3, $4::int, $5::int, $6::boolean, $7::boolean, $8::timestamptz)",
         params, db::result_format::binary);
     claimed_spans out;
     out.segments.reserve(static_cast<std::size_t>(res.rows()));
     for (int row = 0; row < res.rows(); ++row) {
+        if (res.is_null(row, 0)) {  // the counts row, last
+            out.counts = {res.int64(row, 8), res.int64(row, 9), res.int64(row, 10), res.int64(row, 11)};
+            continue;
+        }
         claimed_segment s{res.int64(row, 0), std::string(res.text(row, 1)), std::nullopt, res.int64(row, 3),
                           res.int64(row, 4), res.int64(row, 5), res.text(row, 6), {}};
         if (!res.is_null(row, 2)) s.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));

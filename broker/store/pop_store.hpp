@@ -35,11 +35,20 @@ struct claimed_segment {
     std::vector<std::int64_t> skip_offsets;   // tombstoned offsets of the span, ascending: not delivered
 };
 
+// What a claim did besides handing out spans (queen.pop's counts row), for the metrics.
+struct claim_counts {
+    std::int64_t leases_expired = 0;        // expired leases taken over
+    std::int64_t redelivered = 0;           // offsets handed out again
+    std::int64_t lease_dead_letters = 0;    // dead-lettered, reason lease_expired
+    std::int64_t expired_dead_letters = 0;  // dead-lettered, reason expired (maxWaitTimeSeconds)
+};
+
 // What a claim returns: the segments, whose bytes stay in the database's answer (no copy on
 // the pop path); moving this keeps them valid.
 struct claimed_spans {
     db::pg_result result;
     std::vector<claimed_segment> segments;
+    claim_counts counts;
 };
 
 // queen.pop: leases up to claim.partitions spans for the group and returns their segments;

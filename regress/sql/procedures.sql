@@ -51,8 +51,8 @@ SELECT item, success, msg_offset, lease_released, error
 SELECT p.name, consumer_group, committed, lease_id IS NULL AS free, attempts, attempts_offset
   FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id ORDER BY p.name, consumer_group;
 
--- redelivery from 2; dead-letter offset 2 and complete offset 3 (by explicit offsets)
-SELECT span_start, span_end FROM queen.pop('orders', 'p1', '__QUEUE_MODE__', 10, 1, false, true, NULL);
+-- redelivery from 2 (the counts row: offset 2 is handed out again); dead-letter offset 2 and complete offset 3 (by explicit offsets)
+SELECT span_start, span_end, redelivered FROM queen.pop('orders', 'p1', '__QUEUE_MODE__', 10, 1, false, true, NULL);
 SELECT item, success, msg_offset, dlq, lease_released, error
   FROM queen.ack('__QUEUE_MODE__', ARRAY[:p1,:p1]::bigint[], ARRAY['b','d'], ARRAY[2,3]::bigint[],
                  ARRAY[NULL,NULL]::uuid[], ARRAY['dlq','completed'], ARRAY['bad','x'])

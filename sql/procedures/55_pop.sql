@@ -8,6 +8,11 @@
 --   (span_start, span_end] — the caller trims the segments to it — and skip_offsets, the
 --   tombstoned offsets inside the span, which the caller does not deliver (NULL: none). No
 --   row: nothing to hand out.
+--   When the claim took over expired leases, dead-lettered or handed out offsets again, a
+--   last row (partition_id NULL, no segment) counts that for the metrics (docs/metrics.md):
+--   leases_expired (leases taken over), redelivered (offsets at or below a cursor's
+--   delivered_to), lease_dead_letters (reason lease_expired) and expired_dead_letters
+--   (reason expired). Segment rows carry NULL there.
 -- Claim: a partition is claimable when it has messages past the group's cursor, no live
 --   lease, no pending retryDelay, its window buffer has passed and its head is past its
 --   delay. Among claimable partitions the one whose oldest waiting message is oldest goes
@@ -26,12 +31,12 @@
 --   a pop never answers empty because of tombstones while live messages are claimable.
 --   Without tombstones this costs one empty index probe per claimed partition.
 
--- skip_offsets is new in the output: drop the older form where it is still installed.
+-- The counts row is new in the output: drop an older form where it is still installed.
 DO $$
 BEGIN
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc
                 WHERE oid = to_regprocedure('queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz)')
-                  AND NOT ('skip_offsets' = ANY (proargnames))) THEN
+                  AND NOT ('expired_dead_letters' = ANY (proargnames))) THEN
         DROP FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz);
     END IF;
 END
@@ -41,7 +46,8 @@ CREATE OR REPLACE FUNCTION queen.pop(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
     p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
 RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
-              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[])
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[],
+              leases_expired integer, redelivered bigint, lease_dead_letters integer, expired_dead_letters bigint)
 LANGUAGE plpgsql
 -- Key lookups only: a plan cached while a table was small must not scan it whole once it
 -- has grown (docs/architecture.md, "Plans that stay right"). The claim must walk
@@ -75,6 +81,12 @@ DECLARE
     v_slots     integer := p_max_partitions;  -- partitions still to claim
     v_emptied   boolean; -- a claimed partition held only tombstones: claim again
     v_rounds    integer := 0;
+    v_dead      integer;
+    -- The counts row (see the header).
+    v_takeovers   integer := 0;
+    v_again       bigint := 0;
+    v_lease_dead  integer := 0;
+    v_expired_dead bigint := 0;
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
         RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
@@ -102,7 +114,7 @@ BEGIN
     v_rounds := v_rounds + 1;
     FOR c IN
         SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
-               lc.attempts_offset, h.last_offset, lc.ctid AS tid,
+               lc.attempts_offset, lc.delivered_to, h.last_offset, lc.ctid AS tid,
                (SELECT pt.name FROM queen.log_partitions pt WHERE pt.id = lc.partition_id) AS name
           FROM queen.log_consumers lc
          CROSS JOIN LATERAL queen.partition_head(lc.partition_id) h
@@ -123,6 +135,9 @@ BEGIN
         v_committed := c.committed;
         v_attempts := c.attempts;
         v_attempt_at := c.attempts_offset;
+        IF c.lease_id IS NOT NULL THEN
+            v_takeovers := v_takeovers + 1;  -- the claim's filter admits only expired leases
+        END IF;
 
         v_tomb := EXISTS (SELECT 1 FROM queen.message_tombstones t
                            WHERE t.partition_id = c.partition_id AND t.msg_offset > v_committed);
@@ -139,6 +154,7 @@ BEGIN
             IF v_attempts > q.retry_limit THEN
                 PERFORM queen.dead_letter(q.id, c.partition_id, v_committed + 1, p_group,
                                           'lease expired', v_attempts, 'lease_expired');
+                v_lease_dead := v_lease_dead + 1;
                 v_committed := v_committed + 1;
                 v_attempts := 0;
                 v_attempt_at := 0;
@@ -163,8 +179,9 @@ BEGIN
                AND s.created_at <= now() - make_interval(secs => q.max_wait_time_seconds)
              ORDER BY s.last_offset DESC LIMIT 1;
             IF v_expired_end IS NOT NULL THEN
-                PERFORM queen.dead_letter_range(q.id, c.partition_id, v_committed + 1, v_expired_end, p_group,
+                v_dead := queen.dead_letter_range(q.id, c.partition_id, v_committed + 1, v_expired_end, p_group,
                     'not consumed within maxWaitTimeSeconds', 0, 'expired');
+                v_expired_dead := v_expired_dead + v_dead;
                 v_committed := v_expired_end;
                 v_attempts := 0;
                 v_attempt_at := 0;
@@ -203,19 +220,26 @@ BEGIN
                    attempts = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempts END,
                    attempts_offset = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempt_at END,
                    lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
-                   retry_at = NULL, last_claimed_at = now()
+                   retry_at = NULL, last_claimed_at = now(), delivered_to = greatest(c.delivered_to, v_end)
              WHERE lc.ctid = c.tid;  -- the version locked above (51_cursor_versions.sql)
         ELSE
             UPDATE queen.log_consumers lc
                SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
                    lease_id = v_lease, lease_end = v_end,
                    lease_expires_at = now() + make_interval(secs => q.lease_time),
-                   lease_counted = false, retry_at = NULL, last_claimed_at = now()
+                   lease_counted = false, retry_at = NULL, last_claimed_at = now(),
+                   delivered_to = greatest(c.delivered_to, v_end)
              WHERE lc.ctid = c.tid;  -- the version locked above (51_cursor_versions.sql)
         END IF;
         v_left := v_left - (v_end - v_committed);
         v_slots := v_slots - 1;
         v_skip := CASE WHEN v_tomb THEN queen.tombstones_in(c.partition_id, v_committed, v_end) END;
+        IF c.delivered_to > v_committed THEN
+            -- Offsets handed out before (a lease that expired, a retry, a released lease),
+            -- less the tombstoned ones, which this pop does not deliver.
+            v_again := v_again + least(v_end, c.delivered_to) - v_committed
+                       - coalesce((SELECT count(*) FROM unnest(v_skip) x WHERE x <= c.delivered_to), 0);
+        END IF;
 
         -- The segment holding v_end bounds the scan: the index is on last_offset, and without
         -- an upper bound it would read every segment of the backlog past the span.
@@ -223,7 +247,8 @@ BEGIN
          WHERE s.partition_id = c.partition_id AND s.last_offset >= v_end
          ORDER BY s.last_offset LIMIT 1;
         RETURN QUERY
-            SELECT c.partition_id, c.name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body, v_skip
+            SELECT c.partition_id, c.name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body, v_skip,
+                   NULL::integer, NULL::bigint, NULL::integer, NULL::bigint
               FROM queen.log_segments s
              WHERE s.partition_id = c.partition_id
                AND s.last_offset > v_committed
@@ -233,6 +258,14 @@ BEGIN
     END LOOP;
     EXIT claim WHEN NOT v_emptied OR v_left <= 0 OR v_slots <= 0 OR v_rounds >= 8;
     END LOOP claim;
+
+    IF v_takeovers > 0 OR v_again > 0 OR v_lease_dead > 0 OR v_expired_dead > 0 THEN
+        leases_expired := v_takeovers;
+        redelivered := v_again;
+        lease_dead_letters := v_lease_dead;
+        expired_dead_letters := v_expired_dead;
+        RETURN NEXT;  -- every other output column is NULL: the counts row
+    END IF;
 END;
 $$;
 COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz) IS

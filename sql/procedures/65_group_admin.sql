@@ -89,7 +89,8 @@ BEGIN
        SET committed = CASE WHEN p_to_end THEN queen.partition_last_offset(p.id)
                             ELSE queen.offset_at_time(lc.partition_id, p_at, true) END,
            lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
-           attempts = 0, attempts_offset = 0, retry_at = NULL
+           attempts = 0, attempts_offset = 0, retry_at = NULL,
+           delivered_to = 0  -- a replay asked for is not a redelivery (0019_cursor_delivered_to.sql)
       FROM queen.log_partitions p
      WHERE p.id = lc.partition_id
        AND lc.queue_id = v_queue_id AND lc.consumer_group = p_group
@@ -163,7 +164,7 @@ BEGIN
             UPDATE queen.log_consumers lc
                SET committed = queen.offset_at_time(lc.partition_id, v_start, false),
                    lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
-                   attempts = 0, attempts_offset = 0, retry_at = NULL
+                   attempts = 0, attempts_offset = 0, retry_at = NULL, delivered_to = 0
              WHERE lc.queue_id = r.queue_id AND lc.consumer_group = p_group;
             GET DIAGNOSTICS deleted_partitions = ROW_COUNT;
             INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)

@@ -54,8 +54,9 @@ AS $$
     SELECT p.lease_id, p.partition_id, p.partition_name, p.seg_first + f.idx,
            queen.message_id(p.partition_id, p.seg_first + f.idx), f.transaction_id, f.trace_id,
            queen.payload_jsonb(f.payload), f.created_at
-      FROM queen.pop(p_queue, p_partition, coalesce(p_consumer_group, '__QUEUE_MODE__'), p_batch, 1, p_auto_ack,
-                     true, NULL) p
+      FROM (SELECT * FROM queen.pop(p_queue, p_partition, coalesce(p_consumer_group, '__QUEUE_MODE__'), p_batch, 1,
+                                    p_auto_ack, true, NULL)
+             WHERE seg_body IS NOT NULL) p  -- not the counts row (55_pop.sql)
      CROSS JOIN LATERAL queen.decode_segment(p.seg_body) f
      WHERE p.seg_first + f.idx > p.span_start AND p.seg_first + f.idx <= p.span_end
        AND NOT coalesce(p.seg_first + f.idx = ANY (p.skip_offsets), false)  -- tombstoned

@@ -246,6 +246,86 @@ TEST(MetricsHousekeeping, RetentionAndExpiryAreCountedPerQueue) {
               "2");
 }
 
+// A pop that takes over expired leases counts them, the offsets it hands out again, and the
+// head it dead-letters (reason lease_expired) when the takeover exhausts retryLimit; a pop
+// that finds messages past maxWaitTimeSeconds counts them as dead-lettered (reason expired).
+// A replay after a seek is not a redelivery.
+TEST(MetricsPop, TakeoversRedeliveriesAndDeadLettersOfAClaimAreCounted) {
+    test_cluster db;
+    broker_process b(db.conninfo(), {{"QUEEN_HOUSEKEEPING_INTERVAL_MS", "3600000"}});
+    auto c = client_of(b);
+    const auto q = unique_name("takeover");
+    const auto waited = unique_name("popexpiry");
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", q}, {"options", {{"leaseTime", 1}, {"retryLimit", 1}}}}).status,
+              200);
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", waited}, {"options", {{"maxWaitTimeSeconds", 1}}}}).status, 200);
+    push_payloads(c, q, "", {json(1), json(2), json(3)});
+    push_payloads(c, waited, "", {json("a"), json("b")});
+    const labels qg{{"queue", q}, {"consumer_group", "g"}};
+
+    ASSERT_EQ(pop(c, q, "batch=3&consumerGroup=g").json()["messages"].size(), 3u);
+    auto s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_leases_expired_total", qg), std::nullopt);
+    EXPECT_EQ(value_of(s, "queen_messages_redelivered_total", qg), std::nullopt);
+
+    // The lease expires: the next pop takes it over (attempt 1 of the head) and hands out all 3 again.
+    http_reply again;
+    ASSERT_TRUE(eventually([&] {
+        again = pop(c, q, "batch=3&consumerGroup=g");
+        return again.status == 200;
+    })) << again.body;
+    ASSERT_EQ(again.json()["messages"].size(), 3u);
+    s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_leases_expired_total", qg), 1);
+    EXPECT_EQ(value_of(s, "queen_messages_redelivered_total", qg), 3);
+    EXPECT_EQ(value_of(s, "queen_messages_delivered_total", qg), 6);
+
+    // Expired again: attempt 2 exceeds retryLimit 1, so the head is dead-lettered and 2, 3 come again.
+    http_reply third;
+    ASSERT_TRUE(eventually([&] {
+        third = pop(c, q, "batch=3&consumerGroup=g");
+        return third.status == 200;
+    })) << third.body;
+    const auto msgs = third.json()["messages"];
+    ASSERT_EQ(msgs.size(), 2u);
+    EXPECT_EQ(msgs[0]["data"], 2);
+    s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_leases_expired_total", qg), 2);
+    EXPECT_EQ(value_of(s, "queen_messages_redelivered_total", qg), 5);
+    EXPECT_EQ(value_of(s, "queen_messages_dead_lettered_total",
+                       {{"queue", q}, {"consumer_group", "g"}, {"reason", "lease_expired"}}),
+              1);
+    EXPECT_EQ(db.run_sql("SELECT count(*) FROM queen.dead_letters WHERE reason = 'lease_expired'"), "1");
+    json acks = json::array();
+    for (const auto& m : msgs)
+        acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
+                        {"leaseId", m["leaseId"]}, {"status", "completed"}, {"consumerGroup", "g"}});
+    ASSERT_EQ(c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}, {"consumerGroup", "g"}}).status, 200);
+
+    // A seek back to the start replays all 3: delivered, not redelivered.
+    ASSERT_EQ(c.post("/api/v1/consumer-groups/g/queues/" + q + "/seek", json{{"timestamp", "1970-01-01T00:00:00Z"}})
+                  .status,
+              200);
+    ASSERT_EQ(pop(c, q, "batch=3&consumerGroup=g&autoAck=true").json()["messages"].size(), 3u);
+    s = parse_exposition(scrape(c));
+    EXPECT_EQ(value_of(s, "queen_messages_delivered_total", qg), 11);
+    EXPECT_EQ(value_of(s, "queen_messages_redelivered_total", qg), 5);
+
+    // Housekeeping does not run here (its interval is an hour): the pop itself finds both
+    // messages past maxWaitTimeSeconds, dead-letters them and answers empty.
+    http_reply expired;
+    ASSERT_TRUE(eventually([&] {
+        expired = pop(c, waited, "consumerGroup=late");
+        s = parse_exposition(scrape(c));
+        return value_of(s, "queen_messages_dead_lettered_total",
+                        {{"queue", waited}, {"consumer_group", "late"}, {"reason", "expired"}}) == 2;
+    })) << scrape(c);
+    EXPECT_EQ(expired.status, 204);
+    EXPECT_EQ(db.run_sql("SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = " +
+                         quote(waited) + " AND reason = 'expired' AND consumer_group = 'late'"),
+              "2");
+}
+
 // With PostgreSQL stopped a scrape still answers 200: the in-process families, no database
 // families (stale gauges would mislead), queen_file_buffer_db_healthy 0; they return with it.
 TEST(MetricsOutage, AScrapeAnswersWithoutTheDatabase) {
