@@ -8,6 +8,8 @@
 --   * dedup-window expiry: dedup entries older than their queue's dedupWindowSeconds;
 --   * maxWaitTimeSeconds: messages a group has not consumed that long go to its dead letters
 --     (reason expired) even when the group does not pop (pops do the same when they claim);
+--     on a queue no consumer has popped yet, the queue mode's group is registered first (from
+--     the beginning, as its first pop would), so they expire for the queue mode;
 --   * consumer groups idle longer than group_idle_seconds (0 = never: no claim and no pop,
 --     which is recorded with a 10 s granularity) are dropped — cursors and subscription — so
 --     an abandoned group cannot hold completed retention back forever;
@@ -38,6 +40,7 @@ DECLARE
     v_doomed_pids    bigint[];
     v_doomed_offsets bigint[];
     c           record;
+    unpopped    record;
 BEGIN
     IF p_group_idle_seconds > 0 THEN
         WITH idle AS (
@@ -89,6 +92,18 @@ BEGIN
        SET ready_at = queen.cursor_ready_at(lc.partition_id, lc.committed)
       FROM stale s
      WHERE lc.partition_id = s.partition_id AND lc.consumer_group = s.consumer_group;
+
+    -- maxWaitTimeSeconds on a queue no consumer has popped: its messages expire for the queue
+    -- mode, whose group is registered here as its first pop would (from the beginning).
+    FOR unpopped IN
+        SELECT q.name FROM queen.queues q
+         WHERE q.max_wait_time_seconds > 0
+           AND NOT EXISTS (SELECT 1 FROM queen.consumer_groups g WHERE g.queue_name = q.name)
+           AND NOT EXISTS (SELECT 1 FROM queen.log_consumers lc WHERE lc.queue_id = q.id)
+         LIMIT p_batch
+    LOOP
+        PERFORM queen.register_group(unpopped.name, '__QUEUE_MODE__', NULL);
+    END LOOP;
 
     -- maxWaitTimeSeconds also for groups that do not pop: a cursor whose head waited longer
     -- than that moves its expired messages to the dead letters (reason expired), as a pop would.
