@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 namespace queen::metrics {
@@ -76,14 +77,14 @@ MetricFamily single(std::string name, std::string help, MetricType type, double 
 
 // Samples of one database family keyed by their labels, queues past the cap merged into
 // "__other__": ages (the *_seconds gauges) by their maximum, everything else by its sum.
-std::vector<ClientMetric> database_metrics(const database_family& f, const std::vector<store::metrics_sample>& rows,
+std::vector<ClientMetric> database_metrics(const database_family& f, const std::vector<const store::metrics_sample*>& rows,
                                            queue_label_cap& queues) {
     std::map<std::vector<ClientMetric::Label>, double> merged;
     const bool by_max = f.name.ends_with("_seconds");
-    for (const auto& r : rows) {
-        if (r.family != f.name) continue;
+    for (const auto* row : rows) {
+        const auto& r = *row;
         std::vector<ClientMetric::Label> labels;
-        if (r.queue) labels.push_back({"queue", queues.label(*r.queue)});
+        if (r.queue) labels.push_back({"queue", std::string(queues.label(*r.queue))});
         if (r.consumer_group) labels.push_back({"consumer_group", *r.consumer_group});
         if (r.label && r.label_value) labels.push_back({*r.label, *r.label_value});
         auto [it, fresh] = merged.emplace(std::move(labels), r.value);
@@ -147,17 +148,21 @@ std::string render_exposition(prometheus_metrics& metrics, const scrape_state& s
     for (const auto& [queue, n] : s.parked_by_queue) parked += n;
     out.push_back(single("queen_longpoll_parked", "Pops parked on this broker", G, static_cast<double>(parked)));
 
+    // The database's rows by family, grouped once: a scrape at scale has tens of thousands.
+    std::unordered_map<std::string_view, std::vector<const store::metrics_sample*>> rows_of;
+    if (s.database)
+        for (const auto& r : *s.database) rows_of[r.family].push_back(&r);
     for (const auto& f : database_families) {
         std::vector<ClientMetric> samples;
         if (f.name == "queen_queue_parked_consumers") {
             std::map<std::string, double> by_label;
             for (const auto& [queue, n] : s.parked_by_queue)
-                by_label[metrics.queue_labels().label(queue)] += static_cast<double>(n);
+                by_label[std::string(metrics.queue_labels().label(queue))] += static_cast<double>(n);
             for (const auto& [queue, n] : by_label) samples.push_back(sample(n, G, {{"queue", queue}}));
         } else if (f.name == "queen_build_info") {
             samples.push_back(sample(1, G, {{"codec", codec_label(s)}, {"version", QUEEN_VERSION}}));
-        } else if (s.database) {
-            samples = database_metrics(f, *s.database, metrics.queue_labels());
+        } else if (const auto rows = rows_of.find(f.name); rows != rows_of.end()) {
+            samples = database_metrics(f, rows->second, metrics.queue_labels());
         }
         if (!samples.empty())
             out.push_back(family(std::string(f.name), std::string(f.help), f.type, std::move(samples)));

@@ -2,12 +2,11 @@
 
 namespace queen::metrics {
 
-std::string queue_label_cap::label(std::string_view queue) {
+std::string_view queue_label_cap::label(std::string_view queue) {
     std::lock_guard lock(mutex_);
-    if (admitted_.find(queue) != admitted_.end()) return std::string(queue);
-    if (admitted_.size() >= max_queues_) return std::string(other);
-    admitted_.emplace(queue);
-    return std::string(queue);
+    if (const auto it = admitted_.find(queue); it != admitted_.end()) return *it;
+    if (admitted_.size() >= max_queues_) return other;
+    return *admitted_.emplace(queue).first;
 }
 
 }  // namespace queen::metrics

@@ -16,8 +16,9 @@ public:
 
     explicit queue_label_cap(std::size_t max_queues) : max_queues_(max_queues) {}
 
-    // The label for queue: itself while the cap admits it (once admitted, always), else "__other__".
-    std::string label(std::string_view queue);
+    // The label for queue: itself while the cap admits it (once admitted, always), else
+    // "__other__". The view stays valid for the cap's life (set nodes never move).
+    std::string_view label(std::string_view queue);
 
 private:
     struct hash {

@@ -25,7 +25,8 @@ public:
 
     // The series with these label values, made on first use.
     Metric& get(const std::array<std::string_view, N>& values) {
-        std::string key;
+        thread_local std::string key;  // reused: no allocation per event once warm
+        key.clear();
         for (const auto& v : values) {
             key.append(v);
             key.push_back('\x1f');
@@ -36,7 +37,7 @@ public:
         prometheus::Labels labels;
         for (std::size_t i = 0; i < N; ++i) labels.emplace(std::string(names_[i]), std::string(values[i]));
         Metric& made = std::apply([&](const auto&... a) -> Metric& { return family_.Add(labels, a...); }, args_);
-        by_key_.emplace(std::move(key), &made);
+        by_key_.emplace(key, &made);
         return made;
     }
 
