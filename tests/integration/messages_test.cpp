@@ -16,12 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-json get_ok(http_client& c, const std::string& target) {
-    auto r = c.get(target);
-    EXPECT_EQ(r.status, 200) << target << ": " << r.body;
-    return r.status == 200 ? r.json() : json::object();
-}
-
 void configure(http_client& c, const std::string& queue, const json& options = json::object(),
                const std::string& ns = "", const std::string& task = "") {
     json body{{"queue", queue}, {"options", options}};

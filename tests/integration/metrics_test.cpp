@@ -161,7 +161,9 @@ TEST_F(Metrics, SnapshotGaugesShowTheBacklogAndTheClusterTotals) {
     std::vector<sample> s;
     ASSERT_TRUE(eventually([&] {
         s = parse_exposition(scrape(c));
+        // A snapshot (or a cached scrape) taken during the workload lacks the queue mode.
         return value_of(s, "queen_queue_messages_ready", {{"queue", q}, {"consumer_group", "g"}}) == 2 &&
+               value_of(s, "queen_consumer_lag_messages", {{"queue", q}, {"consumer_group", "__QUEUE_MODE__"}}) &&
                value_of(s, "queen_cluster_push_requests_total", {{"scope", "cluster"}}).has_value();
     }, std::chrono::seconds(30)))
         << "no snapshot gauges for " << q;

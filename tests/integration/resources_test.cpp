@@ -31,12 +31,6 @@ json refresh_now(http_client& c) {
     return body;
 }
 
-json get_ok(http_client& c, const std::string& target) {
-    auto r = c.get(target);
-    EXPECT_EQ(r.status, 200) << target << ": " << r.body;
-    return r.status == 200 ? r.json() : json::object();
-}
-
 // A queue in its own namespace and task with a known state:
 //   p1: 5 messages; queue mode leased m1..m2 and acknowledged m1 (1 completed, 1 processing, 3 pending);
 //   p2: 3 messages, untouched (3 pending);

@@ -12,17 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-json get_ok(http_client& c, const std::string& target) {
-    auto r = c.get(target);
-    EXPECT_EQ(r.status, 200) << target << ": " << r.body;
-    return r.status == 200 ? r.json() : json::object();
-}
-
-long long sql_int(const test_cluster& db, const std::string& sql) {
-    const auto v = db.run_sql(sql);
-    return v.empty() ? 0 : std::stoll(v);
-}
-
 // Σ of one integer field over the rows of an array.
 long long sum_of(const json& rows, const char* field) {
     long long n = 0;
@@ -75,10 +64,12 @@ protected:
         ASSERT_EQ(acked.status, 200) << acked.body;
         for (const auto& a : acked.json()) ASSERT_EQ(a["success"], true) << acked.body;
         ASSERT_EQ(pop(c, e).status, 204);
-        // Every count is in the database once the totals show the last event.
+        // Every count is in the database once the totals show the last event, and the gauges
+        // (sampled once a second) once every minute row has a sample.
         ASSERT_TRUE(eventually([] {
             return sql_int(*db, "SELECT ack_failed FROM queen.metrics_totals") == 1 &&
-                   sql_int(*db, "SELECT pop_empty FROM queen.queue_metrics WHERE queue_name = " + quote(e)) == 1;
+                   sql_int(*db, "SELECT pop_empty FROM queen.queue_metrics WHERE queue_name = " + quote(e)) == 1 &&
+                   sql_int(*db, "SELECT count(*) FROM queen.broker_metrics WHERE coalesce((pool_size).n, 0) = 0") == 0;
         }));
     }
     static void TearDownTestSuite() {

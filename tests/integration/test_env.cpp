@@ -1,5 +1,7 @@
 #include "test_env.hpp"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <thread>
 #include <memory>
@@ -97,6 +99,17 @@ bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return pred();
+}
+
+nlohmann::json get_ok(http_client& c, const std::string& target) {
+    auto r = c.get(target);
+    EXPECT_EQ(r.status, 200) << target << ": " << r.body;
+    return r.status == 200 ? r.json() : nlohmann::json::object();
+}
+
+long long sql_int(const test_cluster& db, const std::string& sql) {
+    const auto v = db.run_sql(sql);
+    return v.empty() ? 0 : std::stoll(v);
 }
 
 }  // namespace queen::test

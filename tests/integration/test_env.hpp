@@ -32,6 +32,12 @@ nlohmann::json push_payloads(http_client& c, const std::string& queue, const std
 http_reply pop(http_client& c, const std::string& queue, const std::string& query = "",
                const std::string& partition = "");
 
+// GET target, expected to answer 200 (a test failure otherwise); its JSON, {} when it did not.
+nlohmann::json get_ok(http_client& c, const std::string& target);
+
+// The one integer a query answers; 0 for NULL.
+long long sql_int(const test_cluster& db, const std::string& sql);
+
 // Polls pred() every 100 ms until it holds or `limit` has passed; its last value.
 bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = std::chrono::seconds(20));
 
