@@ -3,6 +3,9 @@
 # with one line over all of them: "N passed, N failed" (tests for GoogleTest, pg_regress and
 # the dashboard's browser suite, targets for the fuzzers). A suite that exits non-zero
 # without reporting a failed test counts one failure. Exit status 1 when anything failed.
+# The integration suite's two passes (stock, queen_ext) run at once, each cut into
+# INTEGRATION_SHARDS GoogleTest shards (default 2): its tests mostly wait on timers and
+# PostgreSQL, and each starts its own cluster and broker on free ports.
 #   bash scripts/run-tests.sh BUILD_DIR FUZZ_SECONDS
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -55,6 +58,15 @@ count() {
   echo "$passed $failed"
 }
 
+# tally NAME KIND STATUS: adds a finished suite's counts (from LOGS/NAME.log) to the totals.
+tally() {
+  local name=$1 kind=$2 status=$3 p f
+  read -r p f < <(count "$kind" "$LOGS/$name.log" "$status")
+  total_passed=$((total_passed + p))
+  total_failed=$((total_failed + f))
+  summary+=("$(printf '%-18s %5d passed, %d failed' "$name" "$p" "$f")")
+}
+
 # suite NAME KIND COMMAND...: runs one suite, its output shown and kept in LOGS/NAME.log.
 suite() {
   local name=$1 kind=$2 status
@@ -62,10 +74,34 @@ suite() {
   echo "==== $name"
   "$@" 2>&1 | tee "$LOGS/$name.log"
   status=${PIPESTATUS[0]}
-  read -r p f < <(count "$kind" "$LOGS/$name.log" "$status")
-  total_passed=$((total_passed + p))
-  total_failed=$((total_failed + f))
-  summary+=("$(printf '%-18s %5d passed, %d failed' "$name" "$p" "$f")")
+  tally "$name" "$kind" "$status"
+}
+
+# gtest_shards NAME SHARDS COMMAND...: starts SHARDS shards of a GoogleTest binary in the
+# background, as suites NAME-1 … NAME-SHARDS; finish_background shows and counts them.
+background=()
+gtest_shards() {
+  local name=$1 shards=$2 i
+  shift 2
+  for ((i = 0; i < shards; i++)); do
+    local shard="$name-$((i + 1))"
+    (GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$LOGS/$shard.log" 2>&1
+     echo $? >"$LOGS/$shard.status") &
+    background+=("$shard")
+  done
+}
+
+# finish_background: waits for the suites gtest_shards started, then shows each one's output
+# and adds its counts.
+finish_background() {
+  local shard
+  wait
+  for shard in "${background[@]}"; do
+    echo "==== $shard"
+    cat "$LOGS/$shard.log"
+    tally "$shard" gtest "$(cat "$LOGS/$shard.status" 2>/dev/null || echo 1)"
+  done
+  background=()
 }
 
 suite sql-placement check python3 "$ROOT/scripts/check_sql_placement.py" "$ROOT/broker"
@@ -73,8 +109,11 @@ suite sql-placement-self check python3 "$ROOT/scripts/check_sql_placement.py" --
 suite unit gtest "$BUILD_DIR/queen_unit_tests"
 suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"
-suite integration gtest "$BUILD_DIR/queen_integration_tests"
-suite integration-ext gtest env QUEEN_TEST_EXTENSION=1 "$BUILD_DIR/queen_integration_tests"
+SHARDS="${INTEGRATION_SHARDS:-2}"
+echo "==== integration and integration-ext: $SHARDS shards each, at once (output follows when all end)"
+gtest_shards integration "$SHARDS" "$BUILD_DIR/queen_integration_tests"
+gtest_shards integration-ext "$SHARDS" env QUEEN_TEST_EXTENSION=1 "$BUILD_DIR/queen_integration_tests"
+finish_background
 suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 
