@@ -8,8 +8,9 @@
 --   * dedup-window expiry: dedup entries older than their queue's dedupWindowSeconds;
 --   * maxWaitTimeSeconds: messages a group has not consumed that long go to its dead letters
 --     (reason expired) even when the group does not pop (pops do the same when they claim);
---     on a queue no consumer has popped yet, the queue mode's group is registered first (from
---     the beginning, as its first pop would), so they expire for the queue mode;
+--     on a queue no consumer has popped yet, once a message has waited that long, the queue
+--     mode's group is registered first (from the beginning, as its first pop would), so they
+--     expire for the queue mode;
 --   * consumer groups idle longer than group_idle_seconds (0 = never: no claim and no pop,
 --     which is recorded with a 10 s granularity) are dropped — cursors and subscription — so
 --     an abandoned group cannot hold completed retention back forever;
@@ -93,13 +94,19 @@ BEGIN
       FROM stale s
      WHERE lc.partition_id = s.partition_id AND lc.consumer_group = s.consumer_group;
 
-    -- maxWaitTimeSeconds on a queue no consumer has popped: its messages expire for the queue
-    -- mode, whose group is registered here as its first pop would (from the beginning).
+    -- maxWaitTimeSeconds on a queue no consumer has popped: once a message has waited that
+    -- long, they expire for the queue mode, whose group is registered here as its first pop
+    -- would (from the beginning). Not before: a group that pops first keeps the queue to itself.
     FOR unpopped IN
         SELECT q.name FROM queen.queues q
          WHERE q.max_wait_time_seconds > 0
            AND NOT EXISTS (SELECT 1 FROM queen.consumer_groups g WHERE g.queue_name = q.name)
            AND NOT EXISTS (SELECT 1 FROM queen.log_consumers lc WHERE lc.queue_id = q.id)
+           AND EXISTS (SELECT 1 FROM queen.log_partitions p
+                        WHERE p.queue_id = q.id
+                          AND (SELECT s.created_at FROM queen.log_segments s
+                                WHERE s.partition_id = p.id ORDER BY s.last_offset LIMIT 1)
+                              <= now() - make_interval(secs => q.max_wait_time_seconds))
          LIMIT p_batch
     LOOP
         PERFORM queen.register_group(unpopped.name, '__QUEUE_MODE__', NULL);
