@@ -149,47 +149,44 @@ TEST(PgPool, SlowQueriesDoNotBlockThreads) {
     pg_pool pool(r.executor(), options_for(cluster, 2));
     r.run(pool.exec("SELECT 1"));  // warm up one connection
 
-    // Two pg_sleep(0.2) queries occupy both connections while a ticker fires every 10 ms. If a
-    // query blocked an io_context thread, both threads would be stuck and no tick could run.
+    // Two pg_sleep(1) queries occupy both connections while a ticker fires every 10 ms for
+    // 150 ms. If a query blocked an io_context thread, both threads would be stuck and the
+    // ticker could not finish before the queries do. The margins are wide on purpose: the
+    // suite runs sharded on a busy machine, and what is checked is order, not speed.
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::future<std::chrono::steady_clock::time_point>> sleeps;
     for (int i = 0; i < 2; ++i) {
         sleeps.push_back(asio::co_spawn(
             r.ioc(),
             [&]() -> asio::awaitable<std::chrono::steady_clock::time_point> {
-                co_await pool.exec("SELECT pg_sleep(0.2)");
+                co_await pool.exec("SELECT pg_sleep(1)");
                 co_return std::chrono::steady_clock::now();
             },
             asio::use_future));
     }
     auto ticker = asio::co_spawn(
         r.ioc(),
-        [&]() -> asio::awaitable<std::pair<int, std::chrono::milliseconds>> {
+        [&]() -> asio::awaitable<int> {
             asio::steady_timer timer(co_await asio::this_coro::executor);
             int ticks = 0;
-            std::chrono::milliseconds worst{0};
             const auto until = std::chrono::steady_clock::now() + 150ms;
             while (std::chrono::steady_clock::now() < until) {
-                const auto expected = std::chrono::steady_clock::now() + 10ms;
-                timer.expires_at(expected);
+                timer.expires_after(10ms);
                 co_await timer.async_wait(asio::use_awaitable);
-                worst = std::max(worst, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                            std::chrono::steady_clock::now() - expected));
                 ++ticks;
             }
-            co_return std::make_pair(ticks, worst);
+            co_return ticks;
         },
         asio::use_future);
-    auto [ticks, worst] = ticker.get();
+    const int ticks = ticker.get();
     const auto ticker_done = std::chrono::steady_clock::now();
+    EXPECT_GT(ticks, 0);
     for (auto& s : sleeps) {
         auto finished = s.get();
         EXPECT_GT(finished, ticker_done) << "the ticker should finish while the queries still sleep";
-        EXPECT_GE(finished - start, 195ms);
-        EXPECT_LT(finished - start, 380ms) << "the two sleeps should run concurrently";
+        EXPECT_GE(finished - start, 995ms);
+        EXPECT_LT(finished - start, 1900ms) << "the two sleeps should run concurrently";
     }
-    EXPECT_GE(ticks, 10);
-    EXPECT_LT(worst, 50ms) << "a timer was delayed: an io thread was blocked";
 }
 
 namespace {
