@@ -64,17 +64,17 @@ std::optional<jws_token> split_token(std::string_view token) {
 }
 
 std::string_view token_of_header(std::string_view authorization) {
-    std::string_view value = trim(authorization);
-    constexpr std::string_view prefix = "bearer ";
-    if (value.size() >= prefix.size()) {
-        bool matches = true;
-        for (std::size_t i = 0; i < prefix.size(); ++i) {
-            const char c = value[i];
-            if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != prefix[i]) matches = false;
-        }
-        if (matches) value = trim(value.substr(prefix.size()));
+    const std::string_view value = trim(authorization);
+    constexpr std::string_view scheme = "bearer";
+    if (value.size() < scheme.size()) return value;
+    for (std::size_t i = 0; i < scheme.size(); ++i) {
+        const char c = value[i];
+        if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != scheme[i]) return value;
     }
-    return value;
+    // "Bearer" alone carries no token; "Bearer<blank>token" carries one; "Bearerx" is a token.
+    if (value.size() == scheme.size()) return {};
+    if (value[scheme.size()] != ' ' && value[scheme.size()] != '\t') return value;
+    return trim(value.substr(scheme.size()));
 }
 
 }  // namespace queen::auth

@@ -73,6 +73,8 @@ TEST(AuthorizationHeader, BearerPrefixIsCaseInsensitiveAndOptional) {
     EXPECT_EQ(auth::token_of_header("abc.def.ghi"), "abc.def.ghi");
     EXPECT_EQ(auth::token_of_header(""), "");
     EXPECT_EQ(auth::token_of_header("Bearer "), "");
+    EXPECT_EQ(auth::token_of_header("bearer"), "");
+    EXPECT_EQ(auth::token_of_header("Bearerabc"), "Bearerabc");
 }
 
 TEST(JwtVerifier, HmacAlgorithmsVerifyWithTheSecret) {
