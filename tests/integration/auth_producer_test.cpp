@@ -53,9 +53,10 @@ TEST_F(AuthProducer, TheTokensSubIsStampedAndTheBodysIgnored) {
     auto listed = send(c, "GET", "/api/v1/messages?queue=" + q, producer);
     ASSERT_EQ(listed.status, 200) << listed.body;
     std::vector<json> subs;
-    for (const auto& m : listed.json()["messages"]) subs.push_back(m["producerSub"]);
+    const json listing = listed.json();
+    for (const auto& m : listing["messages"]) subs.push_back(m["producerSub"]);
     EXPECT_EQ(subs, (std::vector<json>{nullptr, "svc-orders", "svc-orders"}));  // newest first
-    const auto& first = pushed.json()[0];
+    const json first = pushed.json()[0];
     auto one = send(c, "GET",
                     "/api/v1/messages/" + first["partition_id"].get<std::string>() + "/" +
                         url_encode(first["transaction_id"].get<std::string>()),

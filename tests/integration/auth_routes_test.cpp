@@ -93,7 +93,7 @@ TEST(AuthRouteTable, EveryRouteNeedsItsLevelAndRefusalsChangeNothing) {
     state s{unique_name("auth-walk"), unique_name("auth-walk-created"), "", ""};
     auto pushed = send(c, "POST", "/api/v1/push", admin, push_body(s.queue));
     ASSERT_EQ(pushed.status, 201) << pushed.body;
-    s.transaction_id = pushed.json()[0]["transactionId"];
+    s.transaction_id = pushed.json()[0]["transaction_id"];
     s.partition_id = cluster().run_sql(
         "SELECT p.id FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = " +
         quote(s.queue));
