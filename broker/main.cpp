@@ -2,6 +2,7 @@
 // schema, and serves the HTTP API until SIGINT/SIGTERM. main() only wires things together.
 #include "api/failure_answer.hpp"
 #include "api/routes.hpp"
+#include "auth/authenticator.hpp"
 #include "app/broker_context.hpp"
 #include "config/config.hpp"
 #include "core/housekeeper.hpp"
@@ -129,6 +130,7 @@ int run() {
     auto cfg = config::from_environment();
     log::info("queen broker {} starting", QUEEN_VERSION);
     log::info("{}", config::describe(cfg));
+    log::info("{}", config::describe(cfg.auth));
     std::optional<embedded::embedded_postgres> embedded_db;
     const std::string conninfo = start_database(cfg, embedded_db);
     const auto report = prepare_schema(cfg, conninfo);
@@ -196,6 +198,7 @@ int run() {
                                            cfg.metrics_retention_days, [&spool] { return spool.pending(); },
                                            [&prometheus](double seconds) { prometheus.loop_lag(seconds); }});
     metrics::scrape_cache scrape(pool);
+    auth::authenticator authentication(executor, cfg.auth);
     app::broker_context ctx{cfg,
                             pool,
                             fusion,
@@ -214,7 +217,8 @@ int run() {
                             prometheus,
                             scrape,
                             listener,
-                            started_at};
+                            started_at,
+                            authentication};
     http::router router(api::answer_failure);
     api::register_routes(router, ctx);
     http::server_options server_options;
@@ -246,6 +250,7 @@ int run() {
     flags.start();
     drainer.start();
     recorder.start();
+    authentication.start();
     log::info("listening on http://{}:{}", cfg.host, server.port());
 
     graceful_stop stopper(ioc, server, [&] {
@@ -255,6 +260,7 @@ int run() {
         flags.stop();
         drainer.stop();
         recorder.stop();
+        authentication.stop();
         waiters.wake_all(core::wake_reason::recheck);
     });
     run_io(ioc, cfg.threads);

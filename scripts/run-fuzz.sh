@@ -30,13 +30,16 @@ build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/validate.
 build segment_decode_fuzz
 build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/json_guard.cpp" \
   "$ROOT/broker/api/api_error.cpp" "$ROOT/broker/core/message_id.cpp"
+build jwt_token_fuzz "$ROOT/broker/auth/jws_token.cpp" "$ROOT/broker/auth/base64url.cpp" "$ROOT/broker/auth/key_set.cpp" \
+  "$ROOT/broker/auth/verification_key.cpp" "$ROOT/broker/auth/token_verifier.cpp" "$ROOT/broker/auth/auth_failure.cpp" \
+  "$ROOT/broker/auth/jwt_algorithm.cpp" -lcrypto
 rm -rf "$OUT/generated-seeds"
 python3 "$ROOT/tests/fuzz/make_seeds.py" "$OUT/generated-seeds"
 
 status=0
 passed=0
 failed=0
-for target in push_body_fuzz:push segment_decode_fuzz:segment pop_answer_fuzz:segment; do
+for target in push_body_fuzz:push segment_decode_fuzz:segment pop_answer_fuzz:segment jwt_token_fuzz:token; do
   name=${target%%:*}
   seeds=${target##*:}
   corpus="$OUT/corpus-$seeds"

@@ -14,6 +14,7 @@ boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, htt
     const std::int64_t accepted_at = wall_clock_us();
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto items = parse_push(body, ctx.limits);
+    stamp_producer(items, rc.subject);
     co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
     if (!items.empty() && push_goes_to_spool(ctx)) co_return co_await spool_push(ctx, items, accepted_at, false);

@@ -104,6 +104,13 @@ std::vector<core::push_item> parse_push(const json& body, const limits& lim) {
     return items;
 }
 
+void stamp_producer(std::vector<core::push_item>& items, const std::optional<std::string>& subject) {
+    if (subject && subject->size() > QSEG_MAX_PRODUCER)
+        throw bad_request(fmt::format("the token's sub is {} bytes; a message's producerSub holds at most {}",
+                                      subject->size(), QSEG_MAX_PRODUCER));
+    for (auto& item : items) item.producer_sub = subject;
+}
+
 const char* to_sql(ack_status s) {
     switch (s) {
         case ack_status::completed: return "completed";

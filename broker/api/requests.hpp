@@ -38,6 +38,9 @@ nlohmann::json parse_json_body(std::string_view body, const limits& lim);
 
 // POST /api/v1/push. Items keep request order. Missing transactionIds are generated.
 std::vector<core::push_item> parse_push(const nlohmann::json& body, const limits& lim);
+// Stamps every item with the pushing token's "sub" (none: auth off, or no sub), the only
+// source of producer_sub: parse_push never reads a producerSub from the body.
+void stamp_producer(std::vector<core::push_item>& items, const std::optional<std::string>& subject);
 
 // A UUIDv7 string (time-ordered), used for generated transaction ids.
 std::string generate_uuid_v7();

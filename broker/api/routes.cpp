@@ -1,6 +1,7 @@
 #include "api/routes.hpp"
 
 #include "api/openapi.hpp"
+#include "api/route_guard.hpp"
 #include "api/route_table.hpp"
 #include "http/responses.hpp"
 
@@ -22,9 +23,13 @@ boost::asio::awaitable<http::response> handle_openapi(app::broker_context&, http
 // read-write. Literal routes come before the patterns that would also match them.
 const std::array routes{
     route_spec{bhttp::get, "/health", handle_health, anyone, "Health of the broker and its database"},
-    route_spec{bhttp::get, "/metrics", handle_metrics, anyone, "This broker's process, request and pool figures (JSON)"},
-    route_spec{bhttp::get, "/metrics/prometheus", handle_metrics_prometheus, anyone,
-               "Prometheus text exposition: counters, histograms, snapshot gauges"},
+    // The metrics need admin, and are public while JWT_SKIP_PATHS lists them (as it does by
+    // default).
+    route_spec{bhttp::get, "/metrics", handle_metrics, admin,
+               "This broker's process, request and pool figures (JSON); public while JWT_SKIP_PATHS lists it"},
+    route_spec{bhttp::get, "/metrics/prometheus", handle_metrics_prometheus, admin,
+               "Prometheus text exposition: counters, histograms, snapshot gauges; public while JWT_SKIP_PATHS "
+               "lists it"},
     route_spec{bhttp::get, "/api/v1/openapi.json", handle_openapi, anyone, "This document"},
     route_spec{bhttp::get, "/", handle_dashboard_page, anyone,
                "The dashboard's page (also the answer to any GET outside the reserved prefixes)"},
@@ -132,10 +137,13 @@ std::span<const route_spec> route_table() { return routes; }
 
 void register_routes(http::router& router, app::broker_context& ctx) {
     for (const auto& r : route_table()) {
-        const route_handler fn = r.handler;
-        // Public GETs have no side effects, so they answer HEAD too.
-        router.add(r.method, std::string(r.path), [&ctx, fn](http::request_context& rc) { return fn(ctx, rc); },
-                   r.access == anyone && r.method == bhttp::get);
+        // Every route is admitted at its level before its handler runs (api/route_guard.cpp).
+        const route_spec* spec = &r;
+        // GETs below read-write have no side effects (the read-write GETs are the pops), so
+        // they answer HEAD too.
+        router.add(r.method, std::string(r.path),
+                   [&ctx, spec](http::request_context& rc) { return admit_and_handle(ctx, *spec, rc); },
+                   r.method == bhttp::get && r.access != read_write);
     }
     // The dashboard's client-side routes: any GET outside these first segments that no route
     // matches answers the page; under them an unknown path stays the router's JSON 404.

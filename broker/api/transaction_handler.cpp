@@ -104,8 +104,11 @@ asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, htt
     auto body = parse_json_body(rc.req.body(), ctx.limits);
     auto tx = parse_transaction(body, ctx.limits);
     refuse_pushes_while_spooling(ctx, tx);
-    for (auto& op : tx.operations)
-        if (op.type == transaction_op::kind::push) co_await seal_payloads(ctx, op.items);
+    for (auto& op : tx.operations) {
+        if (op.type != transaction_op::kind::push) continue;
+        stamp_producer(op.items, rc.subject);
+        co_await seal_payloads(ctx, op.items);
+    }
 
     std::vector<const std::vector<core::push_item>*> pushes;
     std::vector<std::size_t> ack_op_index;  // ack k (1-based in SQL) -> operation index

@@ -30,6 +30,10 @@ class spool_file;
 class spool_drainer;
 }  // namespace queen::spool
 
+namespace queen::auth {
+class authenticator;
+}
+
 namespace queen::app {
 
 struct broker_context {
@@ -56,6 +60,8 @@ struct broker_context {
     metrics::scrape_cache& scrape;
     const db::pg_listener& listener;
     std::chrono::steady_clock::time_point started_at;
+    // JWT authentication (docs/security.md); enabled() is false with JWT_ENABLED off.
+    auth::authenticator& auth;
 };
 
 }  // namespace queen::app

@@ -141,6 +141,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.conninfo = ci;
         c.embedded = false;
     }
+    c.auth = auth_from_map(env);
     if (c.threads == 0) c.threads = std::max(2u, std::thread::hardware_concurrency());
     if (c.pool_size == 0) c.pool_size = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency());
     if (c.push_fusion_max_inflight == 0) c.push_fusion_max_inflight = std::max<std::size_t>(1, c.pool_size / 2);

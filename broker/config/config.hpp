@@ -1,5 +1,6 @@
 #pragma once
 // Broker configuration, read once from the environment.
+#include "config/auth_config.hpp"
 #include "config/limits.hpp"
 
 #include <chrono>
@@ -60,6 +61,7 @@ struct broker_config {
     std::string spool_dir;                              // QUEEN_SPOOL_DIR
     std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
+    auth_config auth;                                   // JWT_* (config/auth_config.hpp)
 };
 
 // The default QUEEN_SPOOL_DIR: /var/lib/queen/spool as root, else

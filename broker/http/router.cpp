@@ -125,7 +125,7 @@ boost::asio::awaitable<response> router::answer(const request& req, client_prese
         match(found->pattern, segments, params);
     }
     info.route = found->path;
-    request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}, {}};
+    request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}, {}, {}};
     std::exception_ptr failure;
     response res;
     try {

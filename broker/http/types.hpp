@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ struct request_context {
     std::function<void()> on_write_failed;
     // Time the handler spent parked (a long-poll's wait), left out of the request's latency.
     std::chrono::steady_clock::duration parked{};
+    // The validated token's "sub" (auth on, a token with a string sub), stamped on pushed
+    // messages as producerSub; none otherwise.
+    std::optional<std::string> subject;
 
     // Query value or nullptr.
     const std::string* query_value(const std::string& key) const {

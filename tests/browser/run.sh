@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The dashboard's browser suite: a throwaway PostgreSQL and a broker of BUILD_DIR on loopback
 # ports, then suite.mjs drives Debian's chromium (headless, through puppeteer-core, which
-# never downloads a browser) through every view. Screenshots and logs go to
-# BUILD_DIR/test-logs/browser. Prints one "ok"/"not ok" line per test and, last,
-# "browser: N passed, N failed" (scripts/run-tests.sh reads it).
+# never downloads a browser) through every view, and auth_suite.mjs drives it against a second
+# broker with JWT_ENABLED=true. Screenshots and logs go to BUILD_DIR/test-logs/browser. Prints
+# one "ok"/"not ok" line per test and, last, "browser: N passed, N failed" for both suites
+# (scripts/run-tests.sh reads it).
 #   bash tests/browser/run.sh BUILD_DIR
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
@@ -29,12 +30,13 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 WORK="$(mktemp -d /tmp/queen-browser.XXXXXX)"
 BROKER_PID=""
+AUTH_BROKER_PID=""
 PG_STARTED=""
 cleanup() {
-  if [[ -n $BROKER_PID ]]; then
-    kill "$BROKER_PID" 2>/dev/null || true
-    wait "$BROKER_PID" 2>/dev/null || true
-  fi
+  for pid in $BROKER_PID $AUTH_BROKER_PID; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   if [[ -n $PG_STARTED ]]; then as_pg "$PG_BINDIR/pg_ctl" stop -D "$WORK/data" -m fast -w >/dev/null 2>&1 || true; fi
   cp "$WORK/postgres.log" "$LOGS/" 2>/dev/null || true
   rm -rf "$WORK"
@@ -48,20 +50,25 @@ as_pg "$PG_BINDIR/pg_ctl" start -D "$WORK/data" -l "$WORK/postgres.log" -w -t 60
   -o "-p $PG_PORT -k $WORK -c listen_addresses=127.0.0.1" >/dev/null
 PG_STARTED=1
 
+# Waits until the broker of pid $1 on port $2 answers /health; its log is $3.
+wait_healthy() {
+  for _ in $(seq 1 300); do
+    if curl -fs "http://127.0.0.1:$2/health" >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 "$1" 2>/dev/null; then
+      echo "browser: the broker exited; see $3" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+
 BROKER_PORT="$(free_port)"
 HOST=127.0.0.1 PORT="$BROKER_PORT" \
   QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
   QUEEN_SPOOL_DIR="$WORK/spool" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
   "$BUILD_DIR/queen" >"$LOGS/broker.log" 2>&1 &
 BROKER_PID=$!
-for _ in $(seq 1 300); do
-  if curl -fs "http://127.0.0.1:$BROKER_PORT/health" >/dev/null 2>&1; then break; fi
-  if ! kill -0 "$BROKER_PID" 2>/dev/null; then
-    echo "browser: the broker exited; see $LOGS/broker.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
+wait_healthy "$BROKER_PID" "$BROKER_PORT" "$LOGS/broker.log"
 
 # puppeteer-core from the lock file; it has no browser download of its own.
 if [[ ! -d "$HERE/node_modules/puppeteer-core" || "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ]]; then
@@ -71,4 +78,25 @@ if [[ ! -d "$HERE/node_modules/puppeteer-core" || "$HERE/package-lock.json" -nt 
   }
 fi
 
-QUEEN_URL="http://127.0.0.1:$BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/suite.mjs"
+status=0
+QUEEN_URL="http://127.0.0.1:$BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/suite.mjs" \
+  | tee "$LOGS/suite.out" || status=1
+# Then the same database behind a broker that checks tokens (started only now, so that the
+# first suite sees one broker).
+AUTH_BROKER_PORT="$(free_port)"
+JWT_SECRET="browser-suite-secret-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+HOST=127.0.0.1 PORT="$AUTH_BROKER_PORT" JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" \
+  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
+  QUEEN_SPOOL_DIR="$WORK/spool-auth" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
+  "$BUILD_DIR/queen" >"$LOGS/auth-broker.log" 2>&1 &
+AUTH_BROKER_PID=$!
+wait_healthy "$AUTH_BROKER_PID" "$AUTH_BROKER_PORT" "$LOGS/auth-broker.log"
+
+QUEEN_URL="http://127.0.0.1:$AUTH_BROKER_PORT" JWT_SECRET="$JWT_SECRET" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" \
+  node "$HERE/auth_suite.mjs" | tee "$LOGS/auth_suite.out" || status=1
+# Both suites' counts in the one line run-tests.sh reads.
+count() { grep -Eo "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1 | grep -Eo "[0-9]+ $3" | grep -Eo "[0-9]+" || echo 0; }
+passed=$(( $(count browser "$LOGS/suite.out" passed) + $(count browser-auth "$LOGS/auth_suite.out" passed) ))
+failed=$(( $(count browser "$LOGS/suite.out" failed) + $(count browser-auth "$LOGS/auth_suite.out" failed) ))
+echo "browser: $passed passed, $failed failed (both suites)"
+exit $status

@@ -4,6 +4,7 @@ long strings, many items and huge numbers as push bodies, and raw segments whose
 payloads are deep or long, for the pop answer renderer.
     python3 tests/fuzz/make_seeds.py OUT_DIR      (writes OUT_DIR/push and OUT_DIR/segment)
 Every seed stays under run-fuzz.sh's -max_len."""
+import base64
 import json
 import os
 import struct
@@ -48,7 +49,15 @@ def main(out):
         "stored-many-frames": segment([b"%d" % i for i in range(3000)]),
         "stored-nul-after-value": segment([b'"y"\x00"z"', b"[1]"]),
     }
-    for sub, seeds in (("push", push_seeds), ("segment", segment_seeds)):
+    b64 = lambda data: base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+    token_seeds = {
+        "deep-header": "Bearer " + b64(b'{"alg":' + b"[" * 5000 + b"]" * 5000 + b"}") + ".e30.",
+        "deep-claims": b64(b'{"alg":"HS256"}') + "." + b64(b"[" * 5000) + ".AAAA",
+        "long-token-20k": "Bearer " + "a" * 10000 + "." + "b" * 10000 + ".c",
+        "many-dots": "." * 1000,
+        "deep-jwks": '{"keys":' + "[" * 50000 + "]" * 50000 + "}",
+    }
+    for sub, seeds in (("push", push_seeds), ("segment", segment_seeds), ("token", token_seeds)):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
         for name, data in seeds.items():
             with open(os.path.join(out, sub, name), "wb") as f:

@@ -56,7 +56,7 @@ void broker_process::spawn() {
     for (char** e = environ; e && *e; ++e) {
         std::string kv(*e);
         if (kv.rfind("PG", 0) == 0 || kv.rfind("QUEEN_", 0) == 0 || kv.rfind("PORT=", 0) == 0 ||
-            kv.rfind("HOST=", 0) == 0 || kv.rfind("DB_POOL_SIZE=", 0) == 0)
+            kv.rfind("HOST=", 0) == 0 || kv.rfind("DB_POOL_SIZE=", 0) == 0 || kv.rfind("JWT_", 0) == 0)
             continue;
         vars.push_back(kv);
     }

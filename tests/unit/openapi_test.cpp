@@ -98,6 +98,11 @@ TEST(OpenApi, TheAccessLevelsFollowTheContract) {
     EXPECT_EQ(level["POST /api/v1/stats/refresh"], "admin");
     EXPECT_EQ(level["POST /api/v1/system/maintenance"], "admin");
     EXPECT_EQ(level["DELETE /api/v1/consumer-groups/:group"], "admin");
+    // Public only while JWT_SKIP_PATHS lists them, as its default does (docs/security.md).
+    EXPECT_EQ(level["GET /metrics"], "admin");
+    EXPECT_EQ(level["GET /metrics/prometheus"], "admin");
+    EXPECT_EQ(level["GET /"], "public");
+    EXPECT_EQ(level["GET /assets/:file"], "public");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The one place the dashboard talks to the broker: every request goes through api(), so the
-// headers it sends (an Authorization: Bearer token once authentication exists) are set here.
+// headers it sends (Authorization: Bearer with the token of auth.js) are set here.
+import { getToken } from './auth.js';
 
 // A request that failed: its method, path, HTTP status (0 when the network failed) and the
 // broker's message ({"error": ...}) or the status text.
@@ -7,6 +8,7 @@ export class ApiError extends Error {
   constructor(method, path, status, message) {
     super(`${method} ${path} → ${status || 'network error'}: ${message}`);
     this.status = status;
+    this.brokerMessage = message;
   }
 }
 
@@ -25,6 +27,8 @@ export function queryString(query = {}) {
 export async function api(method, path, { query, body } = {}) {
   const headers = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const token = getToken();
+  if (token) headers.Authorization = `Bearer ${token}`;
   let res;
   try {
     res = await fetch(path + queryString(query), {

@@ -1,7 +1,9 @@
 // The dashboard's shell: navigation, the client-side router (history API; the broker answers
-// every such path with this page), the error and notice banners, and the health badge.
+// every such path with this page), the error and notice banners, the health badge, and the
+// token form shown when the broker answers 401.
 import './style.css';
 import { get } from './api.js';
+import { clearToken, claims, getToken, level, may, setToken } from './auth.js';
 import { h, replace } from './dom.js';
 import overview from './views/overview.js';
 import queues from './views/queues.js';
@@ -49,6 +51,57 @@ const health = h('span', { class: 'health', 'data-test': 'health' }, '…');
 const main = h('main', { id: 'view' });
 const nav = h('nav', {}, NAV.map(([href, label]) => h('a', { href, 'data-link': true, 'data-nav': href }, label)));
 
+const tokenBox = h('div', { class: 'token', 'data-test': 'token-status' });
+
+// The aside's line about the token: whom it names and its level, and a way to forget it.
+function drawTokenStatus() {
+  if (!getToken()) {
+    replace(tokenBox);
+    return;
+  }
+  const c = claims() || {};
+  replace(
+    tokenBox,
+    h('span', { 'data-test': 'token-subject' }, c.sub ? String(c.sub) : 'token'),
+    ' · ',
+    h('span', { 'data-test': 'token-level' }, level() || 'no known role'),
+    ' ',
+    h('button', {
+      type: 'button',
+      'data-test': 'token-forget',
+      onclick: () => {
+        clearToken();
+        drawTokenStatus();
+        render();
+      },
+    }, 'Forget token'),
+  );
+}
+
+// Asks for a token in place of the view; the broker's refusal says why.
+function askForToken(err) {
+  timers.forEach(clearInterval);
+  timers = [];
+  errorBox.hidden = true;
+  main.dataset.view = 'token';
+  main.dataset.loaded = 'true';
+  const input = h('textarea', { name: 'token', rows: 4, 'data-test': 'token-input', placeholder: 'eyJhbGciOi…' });
+  const form = h('form', { class: 'token-form', 'data-test': 'token-form' },
+    h('label', {}, 'Bearer token', input),
+    h('button', { type: 'submit', 'data-test': 'token-submit' }, 'Use token'));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    setToken(input.value);
+    drawTokenStatus();
+    render();
+  });
+  replace(main,
+    h('h1', {}, 'Token required'),
+    h('p', { class: 'banner error', 'data-test': 'token-reason' }, err.brokerMessage || err.message),
+    h('p', { class: 'muted' }, 'This broker checks JWTs. The token is kept in this tab only (sessionStorage) and sent as Authorization: Bearer.'),
+    form);
+}
+
 let timers = [];
 let generation = 0;
 
@@ -64,9 +117,14 @@ function resolve(pathname) {
   return null;
 }
 
-// Shows an error (an ApiError names the request and the broker's message).
+// Shows an error (an ApiError names the request and the broker's message); a 401 asks for a
+// token instead.
 function fail(err) {
   console.warn(err);
+  if (err && err.status === 401) {
+    askForToken(err);
+    return;
+  }
   errorBox.textContent = err && err.message ? err.message : String(err);
   errorBox.hidden = false;
 }
@@ -85,7 +143,11 @@ async function render() {
   errorBox.hidden = true;
   const found = resolve(location.pathname);
   const first = '/' + (location.pathname.split('/')[1] || '');
-  for (const a of nav.querySelectorAll('a')) a.classList.toggle('active', a.dataset.nav === first);
+  for (const a of nav.querySelectorAll('a')) {
+    a.classList.toggle('active', a.dataset.nav === first);
+    // The maintenance switches need admin; the view is left out of the menu below it.
+    a.hidden = a.dataset.nav === '/maintenance' && !may('admin');
+  }
   main.dataset.view = found ? found.name : 'not-found';
   document.title = found ? `${found.title} · Queen` : 'Queen';
   delete main.dataset.loaded;
@@ -126,6 +188,7 @@ async function render() {
     if (mine === generation) {
       replace(main, h('h1', {}, found.title));
       fail(err);
+      if (err && err.status === 401) return;
       main.dataset.loaded = 'error';
     }
   }
@@ -160,9 +223,10 @@ window.addEventListener('popstate', render);
 
 replace(
   document.getElementById('app'),
-  h('aside', {}, h('div', { class: 'brand' }, 'Queen'), nav, health),
+  h('aside', {}, h('div', { class: 'brand' }, 'Queen'), nav, health, tokenBox),
   h('div', { class: 'content' }, errorBox, noticeBox, main),
 );
+drawTokenStatus();
 checkHealth();
 setInterval(checkHealth, 10000);
 render();

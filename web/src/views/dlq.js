@@ -2,6 +2,7 @@
 // requeue (POST /api/v1/dlq/requeue) and a delete (DELETE /api/v1/dlq?id=) per row, and a
 // purge of everything the filter matches (DELETE /api/v1/dlq).
 import { api, get } from '../api.js';
+import { may } from '../auth.js';
 import { h, replace, table } from '../dom.js';
 import { brief, num, time } from '../format.js';
 import { pager } from '../pager.js';
@@ -38,7 +39,8 @@ export default async function dlq(root, ctx) {
     h('input', { name: 'queue', placeholder: 'queue', value: filter.queue }),
     h('input', { name: 'consumerGroup', placeholder: 'consumer group', value: filter.consumerGroup }),
     h('button', { type: 'submit' }, 'Filter'),
-    h('button', { type: 'button', class: 'danger', onclick: purge, disabled: page.total === 0, 'data-test': 'purge' }, 'Purge'));
+    // Purging and deleting need admin (DELETE /api/v1/dlq), requeueing read-write.
+    may('admin') && h('button', { type: 'button', class: 'danger', onclick: purge, disabled: page.total === 0, 'data-test': 'purge' }, 'Purge'));
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     ctx.setQuery(Object.fromEntries(new FormData(form)));
@@ -61,8 +63,8 @@ export default async function dlq(root, ctx) {
         {
           label: '',
           cell: (m) => h('span', { class: 'actions' },
-            h('button', { onclick: requeue(m), 'data-test': 'requeue' }, 'Requeue'),
-            h('button', { class: 'danger', onclick: remove(m), 'data-test': 'delete' }, 'Delete')),
+            may('read-write') && h('button', { onclick: requeue(m), 'data-test': 'requeue' }, 'Requeue'),
+            may('admin') && h('button', { class: 'danger', onclick: remove(m), 'data-test': 'delete' }, 'Delete')),
         },
       ],
       page.messages,

@@ -2,6 +2,7 @@
 // a queue to its end or to a time (POST …/queues/:queue/seek), one partition to its end
 // (POST …/queues/:queue/partitions/:partition/seek).
 import { api, get, seg } from '../api.js';
+import { may } from '../auth.js';
 import { h, link, replace, table } from '../dom.js';
 import { duration, num, time } from '../format.js';
 
@@ -42,7 +43,8 @@ export default async function group(root, ctx) {
       'section',
       { 'data-queue': queue },
       h('h2', {}, link(`/queues/${encodeURIComponent(queue)}`, queue)),
-      h('div', { class: 'filters' },
+      // Seeking needs read-write.
+      may('read-write') && h('div', { class: 'filters' },
         h('button', { onclick: seekQueue({ toEnd: true }), 'data-test': 'seek-end' }, 'Seek queue to end'),
         when,
         h('button', { onclick: toTime, 'data-test': 'seek-to-time' }, 'Seek queue to time')),
@@ -55,7 +57,7 @@ export default async function group(root, ctx) {
           { label: 'Time lag', cell: (p) => duration(p.timeLagSeconds), num: true },
           { label: 'Lease', cell: (p) => (p.leaseActive ? `until ${time(p.leaseExpiresAt)}` : '–') },
           { label: 'Last commit', cell: (p) => time(p.lastConsumedAt) },
-          { label: '', cell: (p) => h('button', { onclick: seekPartition(p), 'data-test': 'seek-partition' }, 'Seek to end') },
+          { label: '', cell: (p) => may('read-write') && h('button', { onclick: seekPartition(p), 'data-test': 'seek-partition' }, 'Seek to end') },
         ],
         partitions,
         { testId: `cursors-${queue}` },

@@ -1,0 +1,46 @@
+#include "api/route_guard.hpp"
+
+#include "api/api_error.hpp"
+#include "auth/authenticator.hpp"
+
+namespace queen::api {
+
+namespace {
+
+auth::access_level needed_level(access_level level) {
+    switch (level) {
+        case access_level::read_only: return auth::access_level::read_only;
+        case access_level::admin: return auth::access_level::admin;
+        case access_level::anyone:
+        case access_level::read_write: break;
+    }
+    return auth::access_level::read_write;
+}
+
+// The one mapping of an authentication failure to an HTTP answer.
+api_error refusal(const auth::auth_failure& failure) {
+    switch (failure.kind) {
+        case auth::failure_kind::insufficient_level: return api_error(error_code::forbidden, failure.message());
+        case auth::failure_kind::jwks_unavailable: return api_error(error_code::unavailable, failure.message(), 5);
+        default: return api_error(error_code::unauthorized, failure.message());
+    }
+}
+
+}  // namespace
+
+boost::asio::awaitable<http::response> admit_and_handle(app::broker_context& ctx, const route_spec& r,
+                                                        http::request_context& rc) {
+    const std::string_view target = rc.req.target();
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (r.access != access_level::anyone && ctx.auth.enabled() && !ctx.auth.skips(path)) {
+        const auth::verification verdict = co_await ctx.auth.authenticate(rc.req[http::bhttp::field::authorization]);
+        if (const auto* failure = std::get_if<auth::auth_failure>(&verdict)) throw refusal(*failure);
+        const auto& who = std::get<auth::principal>(verdict);
+        if (!who.may(needed_level(r.access)))
+            throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
+        rc.subject = who.subject;
+    }
+    co_return co_await r.handler(ctx, rc);
+}
+
+}  // namespace queen::api
