@@ -11,6 +11,7 @@
 #include "core/pop_waiters.hpp"
 #include "core/push_fusion.hpp"
 #include "core/push_notifier.hpp"
+#include "db/conninfo.hpp"
 #include "db/pg_listener.hpp"
 #include "db/pg_pool.hpp"
 #include "embedded/embedded_postgres.hpp"
@@ -59,9 +60,23 @@ std::string start_database(const config::broker_config& cfg, std::optional<embed
     return embedded_db->conninfo();
 }
 
+// The hardening every connection to `database` gets (docs/deployment.md); sslmode only
+// toward an external server (the embedded one is reached over its Unix socket).
+db::connection_settings connection_settings_of(const config::broker_config& cfg) {
+    db::connection_settings s;
+    s.keepalives_idle = cfg.db_keepalives_idle;
+    s.keepalives_interval = cfg.db_keepalives_interval;
+    s.keepalives_count = cfg.db_keepalives_count;
+    s.tcp_user_timeout = cfg.db_tcp_user_timeout;
+    if (!cfg.embedded) s.sslmode = cfg.db_sslmode;
+    s.statement_timeout = cfg.db_statement_timeout;
+    return s;
+}
+
 // Applies (or only checks) the schema and holds the database's codec path to QUEEN_EXTENSION.
 schema::migration_report prepare_schema(const config::broker_config& cfg, const std::string& conninfo) {
-    auto report = cfg.apply_schema ? schema::apply(conninfo) : schema::check(conninfo);
+    auto report = cfg.apply_schema ? schema::apply(conninfo, cfg.db_startup_wait)
+                                   : schema::check(conninfo, cfg.db_startup_wait);
     log::info("schema version {} ({} migrations applied now); payloads may nest {} levels", report.database_version,
               report.applied, report.max_payload_depth);
     auto codec = schema::detect_codec_path(conninfo);
@@ -131,8 +146,13 @@ int run() {
     log::info("queen broker {} starting", QUEEN_VERSION);
     log::info("{}", config::describe(cfg));
     log::info("{}", config::describe(cfg.auth));
+    for (const auto& warning : cfg.warnings) log::warn("{}", warning);
     std::optional<embedded::embedded_postgres> embedded_db;
-    const std::string conninfo = start_database(cfg, embedded_db);
+    const std::string database = start_database(cfg, embedded_db);
+    const auto hardening = connection_settings_of(cfg);
+    const std::string conninfo = db::hardened_conninfo(database, hardening, db::connection_role::maintenance);
+    const std::string request_conninfo = db::hardened_conninfo(database, hardening, db::connection_role::requests);
+    const std::string listener_conninfo = db::hardened_conninfo(database, hardening, db::connection_role::listener);
     const auto report = prepare_schema(cfg, conninfo);
 
     // Maintenance flags and the spool (docs/maintenance-and-spool.md). A spool left non-empty
@@ -149,7 +169,7 @@ int run() {
     const auto started_at = std::chrono::steady_clock::now();
     metrics::prometheus_metrics prometheus(cfg.metrics_max_queues);
     db::pg_pool_options pool_options;
-    pool_options.conninfo = conninfo;
+    pool_options.conninfo = request_conninfo;
     pool_options.size = cfg.pool_size;
     pool_options.on_acquire_waited = [&prometheus](std::chrono::steady_clock::duration d) {
         prometheus.pool_waited(std::chrono::duration<double>(d).count());
@@ -173,7 +193,7 @@ int run() {
     };
     spool::spool_drainer drainer(executor, pool, notifier, flags, spool, drainer_options);
     flags.on_push_resumed([&drainer] { drainer.kick(); });
-    db::pg_listener listener(executor, conninfo, {core::push_notifier::channel, maintenance::maintenance_flags::channel},
+    db::pg_listener listener(executor, listener_conninfo, {core::push_notifier::channel, maintenance::maintenance_flags::channel},
                              db::pg_listener_handlers{
                                  [&notifier, &flags](const std::string& channel, const std::string& payload) {
                                      if (channel == maintenance::maintenance_flags::channel)

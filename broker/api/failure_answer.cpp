@@ -25,6 +25,11 @@ http::failure_answer answer_failure(std::exception_ptr failure, const http::requ
                 log::warn("{}: database unavailable: {}", what, e.what());
                 return {http::bhttp::status::service_unavailable, "database unavailable", 1};
             }
+            if (e.kind() == db::pg_error_kind::timed_out) {
+                // The server cancelled and rolled back the statement; the client may retry.
+                log::warn("{}: database statement timed out: {}", what, e.what());
+                return {http::bhttp::status::service_unavailable, "database statement timed out", 1};
+            }
             log::error("{}: database error {}: {}", what, e.sqlstate(), e.what());
         } catch (const std::exception& e) {
             log::error("{}: unexpected failure: {}", what, e.what());

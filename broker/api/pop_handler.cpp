@@ -172,7 +172,7 @@ void release_if_unwritten(app::broker_context& ctx, http::request_context& rc, c
 asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::request_context& rc) {
     std::optional<std::string> partition;
     if (rc.path_params.size() > 1) partition = rc.path_params[1];
-    auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits);
+    auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits, ctx.config.new_groups_from_beginning);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
     // Pop maintenance: 204; a long-poll waits (up to its timeout) for maintenance to end.
     if (ctx.maintenance.pop_paused()) {

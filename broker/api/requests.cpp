@@ -183,7 +183,7 @@ bool query_bool(const std::string& value) { return value == "true" || value == "
 
 
 pop_params parse_pop(const std::string& queue, const std::optional<std::string>& partition,
-                     const std::map<std::string, std::string>& q, const limits& lim) {
+                     const std::map<std::string, std::string>& q, const limits& lim, bool from_beginning_by_default) {
     pop_params p;
     check_name("queue", queue, lim);
     p.queue = queue;
@@ -202,7 +202,8 @@ pop_params parse_pop(const std::string& queue, const std::optional<std::string>&
     }
     if (p.consumer_group != queue_mode_group) {
         auto mode = q.find("subscriptionMode");
-        if (mode != q.end() && (mode->second == "new" || mode->second == "new-only")) p.subscribe_all = false;
+        if (mode == q.end() || mode->second.empty()) p.subscribe_all = from_beginning_by_default;
+        else if (mode->second == "new" || mode->second == "new-only") p.subscribe_all = false;
         auto from = q.find("subscriptionFrom");
         if (from != q.end() && !from->second.empty() && from->second != "null") {
             if (from->second == "now") {

@@ -77,8 +77,11 @@ struct pop_params {
 };
 
 // The pop routes' path parameters and query string.
+// `from_beginning_by_default`: where a new group starts when the pop names no
+// subscriptionMode (the broker's DEFAULT_SUBSCRIPTION_MODE).
 pop_params parse_pop(const std::string& queue, const std::optional<std::string>& partition,
-                     const std::map<std::string, std::string>& query, const limits& lim);
+                     const std::map<std::string, std::string>& query, const limits& lim,
+                     bool from_beginning_by_default = true);
 
 struct configure_request {
     std::string queue;

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace queen::config {
 
@@ -29,6 +30,16 @@ struct broker_config {
     bool embedded = true;
     std::string embedded_data_dir;           // QUEEN_DATA_DIR
     std::size_t pool_size = 0;               // 0: derived from the cores
+    // Hardening of every database connection (docs/deployment.md): TCP keepalives and user
+    // timeout, the sslmode to ask for (empty: the conninfo's or libpq's), and the statement
+    // timeout of request connections (0: none).
+    std::chrono::seconds db_keepalives_idle{5};
+    std::chrono::seconds db_keepalives_interval{2};
+    int db_keepalives_count = 3;
+    std::chrono::milliseconds db_tcp_user_timeout{5000};
+    std::string db_sslmode;
+    std::chrono::milliseconds db_statement_timeout{30000};
+    std::chrono::milliseconds db_startup_wait{30000};  // how long start-up waits for PostgreSQL
     bool apply_schema = true;
     extension_policy extension = extension_policy::auto_detect;  // QUEEN_EXTENSION
     // Limits (API.md); the defaults of the request limits are config::limits'.
@@ -52,6 +63,9 @@ struct broker_config {
     std::chrono::milliseconds metrics_flush_interval{60000};  // activity counters to the database
     int metrics_retention_days = 7;                        // activity rows kept (93_activity_metrics.sql)
     std::size_t metrics_max_queues = 1000;                 // queue labels before "__other__" (docs/metrics.md)
+    // A pop naming no subscriptionMode registers a new group from the beginning ("all") or
+    // from now ("new"); DEFAULT_SUBSCRIPTION_MODE.
+    bool new_groups_from_beginning = true;
     std::chrono::seconds group_idle{0};                 // 0: consumer groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
     // Spool and maintenance (docs/maintenance-and-spool.md): where this broker's spool file
@@ -62,6 +76,12 @@ struct broker_config {
     std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
     auth_config auth;                                   // JWT_* (config/auth_config.hpp)
+    // Which environment variable set each value describe() prints (by its label there);
+    // values left at their default have no entry.
+    std::map<std::string, std::string> sources;
+    // Queen settings found in the environment that this broker does not read, one line each
+    // with what to use instead (docs/deployment.md); logged at start.
+    std::vector<std::string> warnings;
 };
 
 // The default QUEEN_SPOOL_DIR: /var/lib/queen/spool as root, else
@@ -71,13 +91,15 @@ std::string default_spool_dir(const std::map<std::string, std::string>& env);
 // "auto", "require" or "off": the QUEEN_EXTENSION spelling of a policy.
 const char* policy_name(extension_policy policy);
 
-// Reads the environment; throws std::invalid_argument naming the bad variable.
+// Reads the environment; throws std::invalid_argument naming the bad variable. Where a
+// QUEEN_* name and a Queen deployment's name (README, "Settings") are both set, QUEEN_* wins.
 broker_config from_environment();
 
 // Reads from an explicit map (tests).
 broker_config from_map(const std::map<std::string, std::string>& env);
 
-// Lines describing the configuration with secrets redacted.
+// The configuration as label=value pairs, each followed by the variable that set it, e.g.
+// "pool_size=12 (DB_POOL_SIZE)"; secrets redacted.
 std::string describe(const broker_config& config);
 
 // conninfo with any password replaced by "***".

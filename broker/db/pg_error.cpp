@@ -26,6 +26,7 @@ pg_error_kind classify_sqlstate(const std::string& sqlstate) {
     if (sqlstate == "23505") return pg_error_kind::unique_violation;
     if (sqlstate == "40001") return pg_error_kind::serialization;
     if (sqlstate == "40P01") return pg_error_kind::deadlock;
+    if (sqlstate == "57014") return pg_error_kind::timed_out;
     if (sqlstate.compare(0, 2, "QN") == 0) return pg_error_kind::raised;
     return pg_error_kind::other;
 }

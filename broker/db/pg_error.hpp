@@ -10,6 +10,7 @@ enum class pg_error_kind {
     unique_violation,  // 23505
     serialization,     // 40001
     deadlock,          // 40P01
+    timed_out,         // 57014: cancelled by statement_timeout (or an administrator)
     raised,            // raised by our procedures with SQLSTATE class 'QN' (domain errors)
     other
 };

@@ -20,8 +20,8 @@ constexpr const char* lock_key = "5138047736113652040";
 using conn_ptr = std::unique_ptr<PGconn, decltype(&PQfinish)>;
 using result_ptr = std::unique_ptr<PGresult, decltype(&PQclear)>;
 
-conn_ptr connect_with_retry(const std::string& conninfo) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+conn_ptr connect_with_retry(const std::string& conninfo, std::chrono::milliseconds wait) {
+    auto deadline = std::chrono::steady_clock::now() + wait;
     for (;;) {
         conn_ptr conn(PQconnectdb(conninfo.c_str()), &PQfinish);
         if (conn && PQstatus(conn.get()) == CONNECTION_OK) return conn;
@@ -90,8 +90,8 @@ int embedded_schema_version() {
     return v;
 }
 
-migration_report apply(const std::string& conninfo) {
-    auto conn = connect_with_retry(conninfo);
+migration_report apply(const std::string& conninfo, std::chrono::milliseconds connect_wait) {
+    auto conn = connect_with_retry(conninfo, connect_wait);
     PGconn* c = conn.get();
     exec(c, "SET client_min_messages = warning", "setting client_min_messages");
     exec(c, std::string("SELECT pg_advisory_lock(") + lock_key + ")", "taking the schema lock");
@@ -170,8 +170,8 @@ void create_database_if_missing(const std::string& conninfo_postgres, const std:
     }
 }
 
-migration_report check(const std::string& conninfo) {
-    auto conn = connect_with_retry(conninfo);
+migration_report check(const std::string& conninfo, std::chrono::milliseconds connect_wait) {
+    auto conn = connect_with_retry(conninfo, connect_wait);
     int v = database_version(conn.get());
     if (v < 0)
         throw std::runtime_error("the database has no queen schema and QUEEN_APPLY_SCHEMA=0; "

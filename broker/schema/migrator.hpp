@@ -3,6 +3,7 @@
 // queen.schema_version), then every procedure file (CREATE OR REPLACE), all under a session
 // advisory lock so that brokers starting together take turns. A database whose schema is
 // newer than this broker's is refused with a clear message.
+#include <chrono>
 #include <string>
 #include <string_view>
 
@@ -20,8 +21,9 @@ int migration_number(std::string_view file_name);
 // Highest migration number embedded in this binary.
 int embedded_schema_version();
 
-// Applies migrations and procedures; throws std::runtime_error with a clear message.
-migration_report apply(const std::string& conninfo);
+// Applies migrations and procedures; throws std::runtime_error with a clear message. Waits
+// up to `connect_wait` for PostgreSQL to accept a connection (a server still starting).
+migration_report apply(const std::string& conninfo, std::chrono::milliseconds connect_wait);
 
 // Creates `database` through an administrative connection (conninfo_postgres, to the
 // `postgres` database) unless it exists; a concurrent creation is not an error. Throws
@@ -29,6 +31,6 @@ migration_report apply(const std::string& conninfo);
 void create_database_if_missing(const std::string& conninfo_postgres, const std::string& database);
 
 // Only checks compatibility (QUEEN_APPLY_SCHEMA=0); throws when the database is newer or missing.
-migration_report check(const std::string& conninfo);
+migration_report check(const std::string& conninfo, std::chrono::milliseconds connect_wait);
 
 }  // namespace queen::schema

@@ -60,7 +60,7 @@ void broker_process::spawn() {
             continue;
         vars.push_back(kv);
     }
-    vars.push_back("QUEEN_DATABASE_URL=" + conninfo_);
+    if (!conninfo_.empty()) vars.push_back("QUEEN_DATABASE_URL=" + conninfo_);
     vars.push_back("HOST=127.0.0.1");
     vars.push_back("PORT=" + std::to_string(port_));
     for (const auto& [k, v] : env_) vars.push_back(k + "=" + v);

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <tuple>
 #include <stdexcept>
 #include <vector>
 
@@ -214,6 +215,48 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
     }
 }
 
+std::unique_ptr<test_cluster> test_cluster::standby_of(const test_cluster& primary) {
+    return std::unique_ptr<test_cluster>(new test_cluster(standby_tag{}, primary));
+}
+
+test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_(primary.database_) {
+    bin_dir_ = primary.bin_dir_;
+    char tmpl[] = "/tmp/queen-test-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+    root_ = tmpl;
+    try {
+        data_dir_ = root_ / "data";
+        socket_dir_ = root_ / "sock";
+        log_ = root_ / "postgres.log";
+        give(root_);
+        fs::create_directory(socket_dir_);
+        give(socket_dir_);
+        port_ = free_tcp_port();
+        auto [rc, out] = run({bin_dir_ + "/pg_basebackup", "-D", data_dir_.string(), "-h", "127.0.0.1", "-p",
+                              std::to_string(primary.port_), "-U", "postgres", "-R", "-X", "stream", "--no-sync"});
+        if (rc != 0) throw std::runtime_error("test_cluster: pg_basebackup failed:\n" + out);
+        {
+            // Later lines win: the standby's own port and socket directory.
+            std::ofstream conf(data_dir_ / "postgresql.conf", std::ios::app);
+            conf << "\n# standby\nport = " << port_ << "\nunix_socket_directories = " << quote_conf(socket_dir_.string())
+                 << "\n";
+            if (!conf) throw std::runtime_error("test_cluster: cannot write the standby's postgresql.conf");
+        }
+        conninfo_ = conninfo_for(database_);
+        start();
+    } catch (...) {
+        if (running_) run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
+        std::error_code ec;
+        fs::remove_all(root_, ec);
+        throw;
+    }
+}
+
+void test_cluster::promote() {
+    auto [rc, out] = run({bin_dir_ + "/pg_ctl", "promote", "-D", data_dir_.string(), "-w", "-t", "60"});
+    if (rc != 0) throw std::runtime_error("test_cluster: pg_ctl promote failed:\n" + out);
+}
+
 test_cluster::~test_cluster() {
     if (running_) run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
     std::error_code ec;
@@ -231,9 +274,27 @@ void test_cluster::stop() {
     running_ = false;
 }
 
+void test_cluster::kill_postmaster() {
+    if (!running_) return;
+    std::ifstream pid_file(data_dir_ / "postmaster.pid");
+    long pid = 0;
+    if (!(pid_file >> pid) || pid <= 1) throw std::runtime_error("test_cluster: no postmaster.pid to kill");
+    if (::kill(static_cast<pid_t>(pid), SIGKILL) != 0)
+        throw std::runtime_error(std::string("test_cluster: kill postmaster: ") + std::strerror(errno));
+    running_ = false;
+    // The backends notice their postmaster is gone and exit; the port then refuses.
+    for (int i = 0; i < 200 && PQping(conninfo_.c_str()) != PQPING_NO_RESPONSE; ++i) ::usleep(50 * 1000);
+}
+
 void test_cluster::start() {
     if (running_) return;
     auto [rc, out] = run({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+    // After a crash, the old backends may hold the shared memory a moment longer.
+    for (int retry = 0; rc != 0 && retry < 20; ++retry) {
+        ::usleep(250 * 1000);
+        std::tie(rc, out) =
+            run({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+    }
     if (rc != 0) {
         std::ifstream in(log_);
         std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -5,6 +5,7 @@
 // the destructor stops it and removes everything. As root, the server runs as `postgres`.
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 
 namespace queen::test {
@@ -27,6 +28,8 @@ public:
     // (track_functions = all), so tests can see which codec path ran.
     explicit test_cluster(std::map<std::string, std::string> settings = {}, std::string database = "queen_test",
                           codec_setup codec = codec_setup::as_run);
+    // A streaming standby of `primary` (pg_basebackup -R) on its own port, started.
+    static std::unique_ptr<test_cluster> standby_of(const test_cluster& primary);
     ~test_cluster();
     test_cluster(const test_cluster&) = delete;
     test_cluster& operator=(const test_cluster&) = delete;
@@ -41,14 +44,21 @@ public:
     std::string conninfo_for(const std::string& dbname) const;
 
     void stop();   // fast shutdown, waits
+    // SIGKILL to the postmaster (this cluster's, by the PID in its postmaster.pid), as a
+    // crash; waits until no client can connect. start() then runs crash recovery.
+    void kill_postmaster();
     void start();  // (re)start on the same data directory and port, waits until ready
     bool running() const noexcept { return running_; }
+    void promote();  // a standby becomes a primary (pg_ctl promote), waits
 
     // Runs one statement synchronously; returns the first column of the first row as text
     // ("" when there is no row or it is NULL). Throws std::runtime_error on failure.
     std::string run_sql(const std::string& sql) const;
 
 private:
+    struct standby_tag {};
+    test_cluster(standby_tag, const test_cluster& primary);
+
     std::filesystem::path root_, data_dir_, socket_dir_, log_;
     std::string bin_dir_;
     std::string database_;

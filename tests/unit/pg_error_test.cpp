@@ -16,7 +16,7 @@ using db_result = queen::db::pg_result;
 TEST(PgError, ClassifiesConnectionLoss) {
     for (const char* s : {"08000", "08003", "08006", "08001", "08004", "08P01", "57P01", "57P02", "57P03"})
         EXPECT_EQ(classify_sqlstate(s), pg_error_kind::connection_lost) << s;
-    EXPECT_EQ(classify_sqlstate("57014"), pg_error_kind::other);  // query_canceled
+    EXPECT_EQ(classify_sqlstate("57014"), pg_error_kind::timed_out);  // query_canceled (statement_timeout)
     EXPECT_EQ(classify_sqlstate("57P04"), pg_error_kind::other);
 }
 

@@ -122,6 +122,18 @@ TEST(PopParsing, DefaultsTolerancesAndLimits) {
     EXPECT_EQ(status_of_failure([] { parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionFrom", "yesterday"}}, lim); }), 400);
 }
 
+TEST(PopParsing, TheBrokersDefaultSubscriptionModeAppliesOnlyWhenThePopNamesNone) {
+    const bool from_now = false;
+    EXPECT_FALSE(parse_pop("q", std::nullopt, {{"consumerGroup", "g"}}, lim, from_now).subscribe_all);
+    EXPECT_FALSE(parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionMode", ""}}, lim, from_now).subscribe_all);
+    EXPECT_TRUE(parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionMode", "all"}}, lim, from_now).subscribe_all);
+    EXPECT_TRUE(parse_pop("q", std::nullopt, {{"consumerGroup", "g"}, {"subscriptionMode", "from_beginning"}}, lim, from_now)
+                    .subscribe_all)
+        << "an unknown mode named in the pop means all";
+    EXPECT_TRUE(parse_pop("q", std::nullopt, {}, lim, from_now).subscribe_all) << "queue mode has no subscription";
+    EXPECT_TRUE(parse_pop("q", std::nullopt, {{"consumerGroup", "g"}}, lim, true).subscribe_all);
+}
+
 TEST(ConfigureParsing, TypesRangesAndTolerances) {
     auto r = parse_configure(json::parse(R"({"queue":"","namespace":null,"task":null,"options":{"leaseTime":10,
         "retentionEnabled":true,"retryLimit":null,"unknownOption":"ignored"}})"), lim);

@@ -142,7 +142,7 @@ TEST(SpoolConfig, DirectoryLimitAndRefreshAreReadAndPrinted) {
     EXPECT_EQ(c.spool_dir, "/data/spool");
     EXPECT_EQ(c.spool_max_bytes, 0u);
     EXPECT_EQ(c.maintenance_refresh.count(), 250);
-    EXPECT_NE(queen::config::describe(c).find("QUEEN_SPOOL_DIR=/data/spool"), std::string::npos);
+    EXPECT_NE(queen::config::describe(c).find("spool_dir=/data/spool (QUEEN_SPOOL_DIR)"), std::string::npos);
     auto d = queen::config::from_map({{"HOME", "/home/someone"}});
     EXPECT_EQ(d.spool_max_bytes, 1ull << 30);
     EXPECT_EQ(d.maintenance_refresh.count(), 1000);
