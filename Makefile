@@ -72,7 +72,7 @@ regress: build ext-install
 	bash scripts/run-regress.sh $(BUILD_DIR)
 	bash scripts/run-isolation.sh $(BUILD_DIR)
 
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 
 # Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
 # isolation specs (concurrent sessions), the integration suite twice (stock PostgreSQL, then
