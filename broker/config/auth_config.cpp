@@ -1,35 +1,22 @@
 #include "config/auth_config.hpp"
 
 #include "auth/jwt_algorithm.hpp"
+#include "config/env_reader.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
-#include <charconv>
 #include <stdexcept>
 
 namespace queen::config {
 
 namespace {
 
+// The variable's value when it is set and not empty.
 const std::string* get(const std::map<std::string, std::string>& env, const char* key) {
     auto it = env.find(key);
     if (it == env.end() || it->second.empty()) return nullptr;
     return &it->second;
-}
-
-long long number(const char* key, const std::string& value, long long min, long long max) {
-    long long out = 0;
-    auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-    if (ec != std::errc{} || ptr != value.data() + value.size() || out < min || out > max)
-        throw std::invalid_argument(fmt::format("{} must be an integer in [{}, {}], got '{}'", key, min, max, value));
-    return out;
-}
-
-bool flag(const char* key, const std::string& value) {
-    if (value == "1" || value == "true" || value == "on" || value == "yes") return true;
-    if (value == "0" || value == "false" || value == "off" || value == "no") return false;
-    throw std::invalid_argument(fmt::format("{} must be true/false/1/0, got '{}'", key, value));
 }
 
 // "a, b ,c" -> {"a", "b", "c"}; empty entries dropped.
@@ -56,7 +43,7 @@ void set_text(const std::map<std::string, std::string>& env, const char* key, st
 
 auth_config auth_from_map(const std::map<std::string, std::string>& env) {
     auth_config c;
-    if (auto v = get(env, "JWT_ENABLED")) c.enabled = flag("JWT_ENABLED", *v);
+    if (auto v = get(env, "JWT_ENABLED")) c.enabled = parse_bool("JWT_ENABLED", *v);
     if (auto v = get(env, "JWT_ALGORITHM")) {
         if (*v != "auto" && !auth::algorithm_from_name(*v))
             throw std::invalid_argument(fmt::format("JWT_ALGORITHM must be auto or one of {}, not '{}'",
@@ -69,13 +56,13 @@ auth_config auth_from_map(const std::map<std::string, std::string>& env) {
     set_text(env, "JWT_JWKS_URL", c.jwks_url);
     set_text(env, "JWT_ISSUER", c.issuer);
     set_text(env, "JWT_AUDIENCE", c.audience);
-    if (auto v = get(env, "JWT_CLOCK_SKEW")) c.clock_skew = std::chrono::seconds(number("JWT_CLOCK_SKEW", *v, 0, 86400));
+    if (auto v = get(env, "JWT_CLOCK_SKEW")) c.clock_skew = std::chrono::seconds(parse_number("JWT_CLOCK_SKEW", *v, 0, 86400));
     // Set but empty means "skip nothing"; unset keeps the default.
     if (auto it = env.find("JWT_SKIP_PATHS"); it != env.end()) c.skip_paths = comma_list(it->second);
     if (auto v = get(env, "JWT_JWKS_REFRESH_INTERVAL"))
-        c.jwks_refresh_interval = std::chrono::seconds(number("JWT_JWKS_REFRESH_INTERVAL", *v, 1, 86400 * 30));
+        c.jwks_refresh_interval = std::chrono::seconds(parse_number("JWT_JWKS_REFRESH_INTERVAL", *v, 1, 86400 * 30));
     if (auto v = get(env, "JWT_JWKS_TIMEOUT_MS"))
-        c.jwks_timeout = std::chrono::milliseconds(number("JWT_JWKS_TIMEOUT_MS", *v, 1, 600000));
+        c.jwks_timeout = std::chrono::milliseconds(parse_number("JWT_JWKS_TIMEOUT_MS", *v, 1, 600000));
     set_text(env, "JWT_ROLES_CLAIM", c.roles_claim);
     set_text(env, "JWT_ROLES_ARRAY_CLAIM", c.roles_array_claim);
     set_text(env, "JWT_ROLE_ADMIN", c.role_admin);
