@@ -193,6 +193,17 @@ TEST(DatabaseMultiHost, AFailoverToAPromotedStandbyIsFollowed) {
         "SELECT string_agg(transaction_id, E'\\n') FROM queen.messages WHERE queue = " + quote(q)));
     for (std::string id; std::getline(ids, id);) stored.insert(id);
     EXPECT_EQ(stored, std::set<std::string>(answered.begin(), answered.end()));
+
+    // A consumer group reads all of them, in push order, from the new primary.
+    std::vector<std::string> delivered;
+    ASSERT_TRUE(eventually([&] {
+        auto r = pop(c, q, "consumerGroup=g&batch=100&autoAck=true");
+        if (r.status != 200) return delivered.size() >= answered.size();
+        const auto body = r.json();
+        for (const auto& m : body["messages"]) delivered.push_back(m["transactionId"].get<std::string>());
+        return delivered.size() >= answered.size();
+    }, 30s)) << delivered.size() << " delivered\n" << b.log();
+    EXPECT_EQ(delivered, answered) << b.log();
 }
 
 // The keepalive timers of the established TCP connections to `port` (ss's "timer:(keepalive,
