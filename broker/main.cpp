@@ -219,6 +219,7 @@ int run() {
                                            [&prometheus](double seconds) { prometheus.loop_lag(seconds); }});
     metrics::scrape_cache scrape(pool);
     auth::authenticator authentication(executor, cfg.auth);
+    core::rate_limiter rate_limiter(cfg.abuse.rate_per_second, cfg.abuse.rate_burst);
     app::broker_context ctx{cfg,
                             pool,
                             fusion,
@@ -238,7 +239,9 @@ int run() {
                             scrape,
                             listener,
                             started_at,
-                            authentication};
+                            authentication,
+                            rate_limiter,
+                            http::per_client_slots(cfg.abuse.max_longpolls_per_client)};
     http::router router(api::answer_failure);
     api::register_routes(router, ctx);
     http::server_options server_options;
@@ -248,6 +251,9 @@ int run() {
     server_options.read_timeout = cfg.read_timeout;
     server_options.idle_timeout = cfg.idle_timeout;
     server_options.write_timeout = std::chrono::seconds(60);
+    server_options.headers.max_bytes = cfg.abuse.max_header_bytes;
+    server_options.headers.max_count = cfg.abuse.max_header_count;
+    server_options.max_connections_per_client = cfg.abuse.max_connections_per_client;
     server_options.on_request_started = [&prometheus] { prometheus.http_started(); };
     server_options.on_request_finished = [&prometheus](std::string_view route, std::string_view method,
                                                        unsigned status, double seconds) {

@@ -33,13 +33,14 @@ build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/render/jso
 build jwt_token_fuzz "$ROOT/broker/auth/jws_token.cpp" "$ROOT/broker/auth/base64url.cpp" "$ROOT/broker/auth/key_set.cpp" \
   "$ROOT/broker/auth/verification_key.cpp" "$ROOT/broker/auth/token_verifier.cpp" "$ROOT/broker/auth/auth_failure.cpp" \
   "$ROOT/broker/auth/jwt_algorithm.cpp" -lcrypto
+build http_header_fuzz "$ROOT/broker/http/header_limits.cpp" "$ROOT/broker/http/url.cpp"
 rm -rf "$OUT/generated-seeds"
 python3 "$ROOT/tests/fuzz/make_seeds.py" "$OUT/generated-seeds"
 
 status=0
 passed=0
 failed=0
-for target in push_body_fuzz:push segment_decode_fuzz:segment pop_answer_fuzz:segment jwt_token_fuzz:token; do
+for target in push_body_fuzz:push segment_decode_fuzz:segment pop_answer_fuzz:segment jwt_token_fuzz:token http_header_fuzz:header; do
   name=${target%%:*}
   seeds=${target##*:}
   corpus="$OUT/corpus-$seeds"

@@ -1,3 +1,4 @@
+#include "api/api_error.hpp"
 #include "api/maintenance.hpp"
 #include "api/payload_encryption.hpp"
 #include "api/pop_answer.hpp"
@@ -174,6 +175,17 @@ asio::awaitable<http::response> handle_pop(app::broker_context& ctx, http::reque
     if (rc.path_params.size() > 1) partition = rc.path_params[1];
     auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits, ctx.config.new_groups_from_beginning);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
+    // A long-poll holds one of its client address's parking slots until it answers.
+    std::optional<http::per_client_slots::slot> parking;
+    if (p.wait) {
+        parking = ctx.longpoll_slots.try_take(rc.client.address());
+        if (!parking)
+            throw api_error(error_code::too_many_requests,
+                            "too many parked long-polls from this address (the limit is " +
+                                std::to_string(ctx.longpoll_slots.limit()) + ")",
+                            1);
+    }
+
     // Pop maintenance: 204; a long-poll waits (up to its timeout) for maintenance to end.
     if (ctx.maintenance.pop_paused()) {
         const bool resumed =

@@ -8,7 +8,9 @@
 #include "core/pop_waiters.hpp"
 #include "core/push_fusion.hpp"
 #include "core/push_notifier.hpp"
+#include "core/rate_limiter.hpp"
 #include "db/pg_pool.hpp"
+#include "http/per_client_slots.hpp"
 
 #include <chrono>
 #include <optional>
@@ -62,6 +64,10 @@ struct broker_context {
     std::chrono::steady_clock::time_point started_at;
     // JWT authentication (docs/security.md); enabled() is false with JWT_ENABLED off.
     auth::authenticator& auth;
+    // Abuse limits (config::abuse_limits): requests per token subject (or client address),
+    // parked long-polls per client address.
+    core::rate_limiter& rate_limiter;
+    http::per_client_slots longpoll_slots;
 };
 
 }  // namespace queen::app

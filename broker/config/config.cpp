@@ -242,6 +242,8 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.encryption_key = *v;
     }
 
+    c.abuse = read_abuse_limits(r);
+
     note_unread_settings(env, c);
     c.auth = auth_from_map(env);
     if (c.threads == 0) c.threads = std::max(2u, std::thread::hardware_concurrency());
@@ -310,6 +312,12 @@ std::string describe(const broker_config& c) {
         {"spool_dir", c.spool_dir},
         {"spool_max_bytes", std::to_string(c.spool_max_bytes)},
         {"maintenance_refresh_ms", std::to_string(c.maintenance_refresh.count())},
+        {"max_connections_per_client", std::to_string(c.abuse.max_connections_per_client)},
+        {"max_longpolls_per_client", std::to_string(c.abuse.max_longpolls_per_client)},
+        {"max_header_bytes", std::to_string(c.abuse.max_header_bytes)},
+        {"max_header_count", std::to_string(c.abuse.max_header_count)},
+        {"rate_limit_per_second", fmt::format("{}", c.abuse.rate_per_second)},
+        {"rate_limit_burst", fmt::format("{}", c.abuse.rate_burst)},
         {"encryption_key", c.encryption_key.empty() ? std::string("none") : std::string("***")},
     };
     std::string out = "config:";

@@ -1,5 +1,6 @@
 #pragma once
 // Broker configuration, read once from the environment.
+#include "config/abuse_limits.hpp"
 #include "config/auth_config.hpp"
 #include "config/limits.hpp"
 
@@ -76,6 +77,7 @@ struct broker_config {
     std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
     auth_config auth;                                   // JWT_* (config/auth_config.hpp)
+    abuse_limits abuse;                                 // per-client limits (config/abuse_limits.hpp)
     // Which environment variable set each value describe() prints (by its label there);
     // values left at their default have no entry.
     std::map<std::string, std::string> sources;

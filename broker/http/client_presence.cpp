@@ -6,6 +6,18 @@
 
 namespace queen::http {
 
+client_presence::client_presence(boost::asio::ip::tcp::socket& socket) : socket_(socket) {
+    boost::system::error_code ec;
+    const auto peer = socket_.remote_endpoint(ec);
+    if (!ec) {
+        // An IPv4 client of a dual-stack listener is the same client as over IPv4.
+        const auto a = peer.address();
+        address_ = a.is_v6() && a.to_v6().is_v4_mapped()
+                       ? boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, a.to_v6()).to_string()
+                       : a.to_string();
+    }
+}
+
 void client_presence::notify_when_gone(std::function<void()> on_gone) {
     watching_ = std::make_shared<std::function<void()>>(std::move(on_gone));
     arm(watching_);

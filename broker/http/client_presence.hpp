@@ -6,12 +6,17 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace queen::http {
 
 class client_presence {
 public:
-    explicit client_presence(boost::asio::ip::tcp::socket& socket) : socket_(socket) {}
+    explicit client_presence(boost::asio::ip::tcp::socket& socket);
+
+    // The client's IP address as text ("" when the socket had none), the key of the
+    // per-client limits.
+    const std::string& address() const noexcept { return address_; }
 
     // Calls on_gone (on the connection's strand) once the client has closed the connection or
     // it failed. A pipelined request does not count as gone. Replaces an earlier watch.
@@ -24,6 +29,7 @@ private:
     void arm(std::shared_ptr<std::function<void()>> on_gone);
 
     boost::asio::ip::tcp::socket& socket_;
+    std::string address_;
     std::shared_ptr<std::function<void()>> watching_;
 };
 

@@ -1,8 +1,11 @@
 #pragma once
 // The HTTP/1.1 server: accepts connections and runs one session coroutine per connection on
 // its own strand. Sessions are bounded: a fresh parser per request with a body limit, a
-// timeout on every read and write, keep-alive. stop() closes the listener and lets
-// in-flight requests finish.
+// timeout on every read and write, header limits, keep-alive, and a bound on the connections
+// one client address may hold open. stop() closes the listener and lets in-flight requests
+// finish.
+#include "http/header_limits.hpp"
+#include "http/per_client_slots.hpp"
 #include "http/router.hpp"
 
 #include <utility>
@@ -24,6 +27,8 @@ struct server_options {
     std::chrono::seconds read_timeout{60};
     std::chrono::seconds idle_timeout{75};
     std::chrono::seconds write_timeout{60};
+    header_limits headers;                        // 431 beyond them
+    std::size_t max_connections_per_client = 0;   // 429 beyond it; 0: any number
     // Optional observers (metrics): a request read and about to be dispatched; the same
     // request answered (route template, method, status, seconds to the last byte written,
     // parked time excluded).
@@ -50,6 +55,7 @@ private:
     boost::asio::ip::tcp::acceptor acceptor_;
     unsigned short port_ = 0;
     std::shared_ptr<std::atomic<std::size_t>> active_ = std::make_shared<std::atomic<std::size_t>>(0);
+    per_client_slots connections_;
 };
 
 }  // namespace queen::http

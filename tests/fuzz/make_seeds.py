@@ -2,7 +2,7 @@
 """Writes the generated part of the fuzz seed corpus (too large to commit): deep nesting,
 long strings, many items and huge numbers as push bodies, and raw segments whose stored
 payloads are deep or long, for the pop answer renderer.
-    python3 tests/fuzz/make_seeds.py OUT_DIR      (writes OUT_DIR/push and OUT_DIR/segment)
+    python3 tests/fuzz/make_seeds.py OUT_DIR      (writes OUT_DIR/push, segment, token and header)
 Every seed stays under run-fuzz.sh's -max_len."""
 import base64
 import json
@@ -57,7 +57,16 @@ def main(out):
         "many-dots": "." * 1000,
         "deep-jwks": '{"keys":' + "[" * 50000 + "]" * 50000 + "}",
     }
-    for sub, seeds in (("push", push_seeds), ("segment", segment_seeds), ("token", token_seeds)):
+    request = lambda target, fields: "GET %s HTTP/1.1\r\n%s\r\n" % (target, "".join(f + "\r\n" for f in fields))
+    header_seeds = {
+        "many-fields-40": request("/health", ["X-%d: v" % i for i in range(40)]),
+        "long-field-4k": request("/health", ["X-Long: " + "a" * 4096]),
+        "just-under-2k": request("/" + "p" * 1990, []),
+        "long-query": request("/api/v1/pop/queue/q?" + "&".join("k%d=%%zz%d" % (i, i) for i in range(200)), []),
+        "percent-escapes": request("/api/v1/pop/queue/%41%2f%00%ff/partition/%", ["Host: x"]),
+    }
+    for sub, seeds in (("push", push_seeds), ("segment", segment_seeds), ("token", token_seeds),
+                       ("header", header_seeds)):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
         for name, data in seeds.items():
             with open(os.path.join(out, sub, name), "wb") as f:
