@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 namespace queen::http {
 
@@ -20,68 +21,112 @@ using asio::use_awaitable;
 
 namespace {
 
-// Serves requests on one connection until it closes, fails or times out.
-asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes, server_options options,
-                                  std::shared_ptr<std::atomic<std::size_t>> active) {
-    ++*active;
-    struct guard {
-        std::shared_ptr<std::atomic<std::size_t>> a;
-        ~guard() { --*a; }
-    } g{active};
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+// Plain HTTP has nothing to open.
+asio::awaitable<bool> open_session(beast::tcp_stream&, const server_options&) {
+    co_return true;
+}
+
+// Completes the TLS handshake within the read timeout; false when it failed (a client that
+// does not speak TLS, an old protocol, or no acceptable client certificate).
+asio::awaitable<bool> open_session(tls_stream& stream, const server_options& options) {
+    beast::error_code ec;
+    beast::get_lowest_layer(stream).expires_after(options.read_timeout);
+    co_await stream.async_handshake(asio::ssl::stream_base::server, redirect_error(use_awaitable, ec));
+    if (ec) log::debug("TLS handshake failed: {}", ec.message());
+    co_return !ec;
+}
+
+// Half-closes and closes the TCP connection.
+asio::awaitable<void> close_session(beast::tcp_stream& stream, bool, const server_options&) {
+    beast::error_code ignored;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    stream.close();
+    co_return;
+}
+
+// Sends close_notify after a handshake (bounded by the shutdown timeout), then closes.
+asio::awaitable<void> close_session(tls_stream& stream, bool opened, const server_options& options) {
+    auto& tcp = beast::get_lowest_layer(stream);
+    if (opened && tcp.socket().is_open()) {
+        beast::error_code ignored;
+        tcp.expires_after(options.tls_shutdown_timeout);
+        co_await stream.async_shutdown(redirect_error(use_awaitable, ignored));
+    }
+    tcp.close();
+}
+
+// Writes `res` (an error the connection ends with) within the write timeout.
+template <class Stream>
+asio::awaitable<void> answer_and_close(Stream& stream, response res, const server_options& options) {
+    add_common_headers(res);
+    res.keep_alive(false);
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ignored));
+}
+
+// Reads one request into `parser`, answering "Expect: 100-continue" on the way.
+template <class Stream>
+asio::awaitable<void> read_request(Stream& stream, beast::flat_buffer& buffer,
+                                   bhttp::request_parser<bhttp::string_body>& parser, const server_options& options,
+                                   beast::error_code& ec) {
+    co_await bhttp::async_read_header(stream, buffer, parser, redirect_error(use_awaitable, ec));
+    if (ec || parser.is_done()) co_return;
+    // A client that asked "Expect: 100-continue" waits for this before it sends the body
+    // (curl waits a whole second otherwise). A body over the limit is refused by the parser
+    // below, so the client gets the 413 instead of sending it.
+    auto expect = parser.get()[bhttp::field::expect];
+    if (beast::iequals(expect, "100-continue") &&
+        (!parser.content_length() || *parser.content_length() <= options.max_body_bytes)) {
+        bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
+        co_await bhttp::async_write(stream, cont, redirect_error(use_awaitable, ec));
+    }
+    if (!ec) co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+}
+
+// Serves requests on an open connection until it closes, fails or times out.
+template <class Stream>
+asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const server_options& options) {
+    auto& tcp = beast::get_lowest_layer(stream);
     beast::flat_buffer buffer;
     beast::error_code ec;
-    client_presence presence(stream.socket());
+    client_presence presence(tcp.socket());
     bool first = true;
     for (;;) {
         bhttp::request_parser<bhttp::string_body> parser;
         parser.body_limit(options.max_body_bytes);
         parser.header_limit(64 * 1024);
-        stream.expires_after(first ? options.read_timeout : options.idle_timeout);
+        tcp.expires_after(first ? options.read_timeout : options.idle_timeout);
         first = false;
-        co_await bhttp::async_read_header(stream, buffer, parser, redirect_error(use_awaitable, ec));
-        if (!ec && !parser.is_done()) {
-            // A client that asked "Expect: 100-continue" waits for this before it sends the
-            // body (curl waits a whole second otherwise). A body over the limit is refused
-            // by the parser below, so the client gets the 413 instead of sending it.
-            auto expect = parser.get()[bhttp::field::expect];
-            if (beast::iequals(expect, "100-continue") &&
-                (!parser.content_length() || *parser.content_length() <= options.max_body_bytes)) {
-                bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
-                co_await bhttp::async_write(stream, cont, redirect_error(use_awaitable, ec));
-            }
-            if (!ec) co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
-        }
+        co_await read_request(stream, buffer, parser, options, ec);
         if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
         if (ec == bhttp::error::body_limit) {
-            response res = error(bhttp::status::payload_too_large,
-                                 "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
-            add_common_headers(res);
-            res.keep_alive(false);
-            stream.expires_after(options.write_timeout);
-            co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+            response res =
+                error(bhttp::status::payload_too_large,
+                      "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
+            co_await answer_and_close(stream, std::move(res), options);
             break;
         }
         if (ec) {
             if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
                 // A malformed request: answer 400 once, then close.
                 response res = error(bhttp::status::bad_request, "malformed HTTP request: " + ec.message());
-                add_common_headers(res);
-                res.keep_alive(false);
-                stream.expires_after(options.write_timeout);
-                co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+                co_await answer_and_close(stream, std::move(res), options);
             }
             break;
         }
         request req = parser.release();
         // Handlers may legitimately take long (long-poll); they bound themselves.
-        stream.expires_never();
+        tcp.expires_never();
         const auto started = std::chrono::steady_clock::now();
         if (options.on_request_started) options.on_request_started();
         dispatch_info info;
         response res = co_await routes.dispatch(req, presence, stream.get_executor(), info);
         add_common_headers(res);
         res.keep_alive(req.keep_alive());
-        stream.expires_after(options.write_timeout);
+        tcp.expires_after(options.write_timeout);
         co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
         if (options.on_request_finished) {
             const auto spent = std::chrono::steady_clock::now() - started - info.parked;
@@ -94,9 +139,33 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
         }
         if (!res.keep_alive()) break;
     }
-    beast::error_code ignored;
-    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-    stream.close();
+}
+
+// One connection (plain or TLS) from open to close. `keep` holds what the stream refers to
+// (its TLS context) for as long as the stream lives.
+template <class Stream>
+asio::awaitable<void> run_session([[maybe_unused]] std::shared_ptr<const void> keep, Stream accepted,
+                                  const router& routes, server_options options,
+                                  std::shared_ptr<std::atomic<std::size_t>> active) {
+    ++*active;
+    struct guard {
+        std::shared_ptr<std::atomic<std::size_t>> a;
+        ~guard() { --*a; }
+    } g{active};
+    Stream stream(std::move(accepted));  // a local: destroyed before `keep`
+    const bool opened = co_await open_session(stream, options);
+    if (opened) co_await serve_requests(stream, routes, options);
+    co_await close_session(stream, opened, options);
+}
+
+// Logs a session that ended with an exception.
+void log_session_failure(std::exception_ptr e) {
+    if (!e) return;
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+        log::error("session failed: {}", ex.what());
+    }
 }
 
 }  // namespace
@@ -134,15 +203,16 @@ asio::awaitable<void> server::accept_loop() {
         }
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
         auto executor = socket.get_executor();
-        asio::co_spawn(executor, run_session(beast::tcp_stream(std::move(socket)), routes_, options_, active_),
-                       [](std::exception_ptr e) {
-                           if (!e) return;
-                           try {
-                               std::rethrow_exception(e);
-                           } catch (const std::exception& ex) {
-                               log::error("session failed: {}", ex.what());
-                           }
-                       });
+        if (options_.tls) {
+            auto context = options_.tls->current();
+            tls_stream stream(beast::tcp_stream(std::move(socket)), *context);
+            asio::co_spawn(executor, run_session(context, std::move(stream), routes_, options_, active_),
+                           log_session_failure);
+        } else {
+            asio::co_spawn(executor,
+                           run_session(nullptr, beast::tcp_stream(std::move(socket)), routes_, options_, active_),
+                           log_session_failure);
+        }
     }
 }
 

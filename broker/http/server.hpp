@@ -1,9 +1,11 @@
 #pragma once
 // The HTTP/1.1 server: accepts connections and runs one session coroutine per connection on
 // its own strand. Sessions are bounded: a fresh parser per request with a body limit, a
-// timeout on every read and write, keep-alive. stop() closes the listener and lets
+// timeout on every read and write, keep-alive. With a TLS context holder it serves HTTPS: each
+// new connection takes the holder's current context. stop() closes the listener and lets
 // in-flight requests finish.
 #include "http/router.hpp"
+#include "http/tls_context.hpp"
 
 #include <utility>
 #include <boost/asio/io_context.hpp>
@@ -24,6 +26,9 @@ struct server_options {
     std::chrono::seconds read_timeout{60};
     std::chrono::seconds idle_timeout{75};
     std::chrono::seconds write_timeout{60};
+    std::chrono::seconds tls_shutdown_timeout{5};
+    // Set: HTTPS with the holder's current context; null: plain HTTP.
+    std::shared_ptr<const tls_context_holder> tls;
     // Optional observers (metrics): a request read and about to be dispatched; the same
     // request answered (route template, method, status, seconds to the last byte written,
     // parked time excluded).
