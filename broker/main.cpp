@@ -1,5 +1,6 @@
 // The queen broker: reads its configuration, starts (or connects to) PostgreSQL, applies the
-// schema, and serves the HTTP API until SIGINT/SIGTERM. main() only wires things together.
+// schema, and serves the HTTP API (HTTPS with QUEEN_TLS_CERT/KEY; SIGHUP reloads them) until
+// SIGINT/SIGTERM. main() only wires things together.
 #include "api/failure_answer.hpp"
 #include "api/routes.hpp"
 #include "auth/authenticator.hpp"
@@ -16,6 +17,7 @@
 #include "db/pg_pool.hpp"
 #include "embedded/embedded_postgres.hpp"
 #include "http/server.hpp"
+#include "http/tls_context.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
 #include "metrics/activity_counters.hpp"
@@ -31,6 +33,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -119,6 +122,53 @@ private:
     std::chrono::steady_clock::time_point deadline_;
 };
 
+// The HTTPS context from QUEEN_TLS_*, or null for plain HTTP; throws std::invalid_argument
+// naming a file that cannot be used.
+std::shared_ptr<http::tls_context_holder> load_tls(const config::broker_config& cfg) {
+    if (cfg.tls_cert_file.empty()) return nullptr;
+    auto tls = std::make_shared<http::tls_context_holder>(
+        http::tls_files{cfg.tls_cert_file, cfg.tls_key_file, cfg.tls_client_ca_file});
+    log::info("TLS: {}; TLS 1.2 minimum; {}", http::describe_certificate(*tls->current()),
+              cfg.tls_client_ca_file.empty() ? "no client certificates asked for"
+                                             : "client certificates required (QUEEN_TLS_CLIENT_CA)");
+    return tls;
+}
+
+// On SIGHUP: rebuilds the TLS context from the same files for new connections; open ones keep
+// theirs. A reload that fails is logged and the context in use stays.
+class tls_reloader {
+public:
+    tls_reloader(boost::asio::io_context& ioc, std::shared_ptr<http::tls_context_holder> tls)
+        : tls_(std::move(tls)), signals_(ioc) {
+        if (!tls_) return;
+        signals_.add(SIGHUP);
+        wait();
+    }
+    // Stops listening for SIGHUP (on the io_context, like the signal handler itself).
+    void stop() {
+        boost::asio::post(signals_.get_executor(), [this] {
+            boost::system::error_code ignored;
+            signals_.cancel(ignored);
+        });
+    }
+
+private:
+    void wait() {
+        signals_.async_wait([this](boost::system::error_code ec, int) {
+            if (ec) return;
+            try {
+                log::info("TLS certificate reloaded: {}", tls_->reload());
+            } catch (const std::exception& e) {
+                log::error("TLS: SIGHUP: {}; the certificate loaded before stays in use", e.what());
+            }
+            wait();
+        });
+    }
+
+    std::shared_ptr<http::tls_context_holder> tls_;
+    boost::asio::signal_set signals_;
+};
+
 // This host's name, as the activity rows name the broker ("localhost" when unknown).
 std::string host_name() {
     char name[256] = {};
@@ -147,6 +197,7 @@ int run() {
     log::info("{}", config::describe(cfg));
     log::info("{}", config::describe(cfg.auth));
     for (const auto& warning : cfg.warnings) log::warn("{}", warning);
+    const auto tls = load_tls(cfg);
     std::optional<embedded::embedded_postgres> embedded_db;
     const std::string database = start_database(cfg, embedded_db);
     const auto hardening = connection_settings_of(cfg);
@@ -254,6 +305,7 @@ int run() {
     server_options.headers.max_bytes = cfg.abuse.max_header_bytes;
     server_options.headers.max_count = cfg.abuse.max_header_count;
     server_options.max_connections_per_client = cfg.abuse.max_connections_per_client;
+    server_options.tls = tls;
     server_options.on_request_started = [&prometheus] { prometheus.http_started(); };
     server_options.on_request_finished = [&prometheus](std::string_view route, std::string_view method,
                                                        unsigned status, double seconds) {
@@ -277,7 +329,8 @@ int run() {
     drainer.start();
     recorder.start();
     authentication.start();
-    log::info("listening on http://{}:{}", cfg.host, server.port());
+    log::info("listening on {}://{}:{}", tls ? "https" : "http", cfg.host, server.port());
+    tls_reloader reload_tls(ioc, tls);
 
     graceful_stop stopper(ioc, server, [&] {
         server.stop();
@@ -287,6 +340,7 @@ int run() {
         drainer.stop();
         recorder.stop();
         authentication.stop();
+        reload_tls.stop();
         waiters.wake_all(core::wake_reason::recheck);
     });
     run_io(ioc, cfg.threads);

@@ -19,8 +19,9 @@ RUN_PACKAGES=(
 
 # The test, fuzz, browser and benchmark targets on top of that: GoogleTest, clang for
 # libFuzzer, jq for the benchmark scripts, chromium for the dashboard's browser suite,
-# prometheus for promtool, openssl (the command) for the certificates of the SSL tests,
-# iproute2 for ss (the keepalive test reads the sockets' timers).
+# prometheus for promtool, openssl (the command) for the certificates of the SSL and TLS
+# tests (the TLS tests also call curl, installed above), iproute2 for ss (the keepalive test
+# reads the sockets' timers).
 TEST_PACKAGES=(
   libgtest-dev googletest
   clang libclang-rt-14-dev

@@ -126,6 +126,23 @@ void read_sslmode(env_reader& r, broker_config& c) {
     if (auto ssl = r.boolean("db_sslmode", {"PG_USE_SSL"}); ssl && *ssl) c.db_sslmode = "require";
 }
 
+// The HTTPS listener's files: a certificate and its key together, or neither; a client CA only
+// with both.
+void read_tls(env_reader& r, broker_config& c) {
+    if (auto v = r.text("tls_cert", {"QUEEN_TLS_CERT"})) c.tls_cert_file = *v;
+    if (auto v = r.text("tls_key", {"QUEEN_TLS_KEY"})) c.tls_key_file = *v;
+    if (auto v = r.text("tls_client_ca", {"QUEEN_TLS_CLIENT_CA"})) c.tls_client_ca_file = *v;
+    if (!c.tls_cert_file.empty() && c.tls_key_file.empty())
+        throw std::invalid_argument("QUEEN_TLS_CERT is set but QUEEN_TLS_KEY is not: HTTPS needs both the "
+                                    "certificate and its private key");
+    if (c.tls_cert_file.empty() && !c.tls_key_file.empty())
+        throw std::invalid_argument("QUEEN_TLS_KEY is set but QUEEN_TLS_CERT is not: HTTPS needs both the "
+                                    "certificate and its private key");
+    if (c.tls_cert_file.empty() && !c.tls_client_ca_file.empty())
+        throw std::invalid_argument("QUEEN_TLS_CLIENT_CA needs QUEEN_TLS_CERT and QUEEN_TLS_KEY: client "
+                                    "certificates are only asked for over HTTPS");
+}
+
 // Queen's settings with no counterpart here, and what to do instead.
 struct unread_setting {
     const char* name;
@@ -244,6 +261,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
 
     c.abuse = read_abuse_limits(r);
 
+    read_tls(r, c);
     note_unread_settings(env, c);
     c.auth = auth_from_map(env);
     if (c.threads == 0) c.threads = std::max(2u, std::thread::hardware_concurrency());
@@ -319,6 +337,9 @@ std::string describe(const broker_config& c) {
         {"rate_limit_per_second", fmt::format("{}", c.abuse.rate_per_second)},
         {"rate_limit_burst", fmt::format("{}", c.abuse.rate_burst)},
         {"encryption_key", c.encryption_key.empty() ? std::string("none") : std::string("***")},
+        {"tls_cert", c.tls_cert_file.empty() ? std::string("none (plain HTTP)") : c.tls_cert_file},
+        {"tls_key", c.tls_key_file.empty() ? std::string("none") : c.tls_key_file},
+        {"tls_client_ca", c.tls_client_ca_file.empty() ? std::string("none") : c.tls_client_ca_file},
     };
     std::string out = "config:";
     for (const auto& [label, value] : values) {

@@ -78,6 +78,10 @@ struct broker_config {
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
     auth_config auth;                                   // JWT_* (config/auth_config.hpp)
     abuse_limits abuse;                                 // per-client limits (config/abuse_limits.hpp)
+    // HTTPS (docs/security.md, "TLS"): PEM files; both cert and key set, or neither (plain HTTP).
+    std::string tls_cert_file;                          // QUEEN_TLS_CERT: the chain, leaf first
+    std::string tls_key_file;                           // QUEEN_TLS_KEY
+    std::string tls_client_ca_file;                     // QUEEN_TLS_CLIENT_CA: set, client certificates are required
     // Which environment variable set each value describe() prints (by its label there);
     // values left at their default have no entry.
     std::map<std::string, std::string> sources;

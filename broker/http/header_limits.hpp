@@ -2,6 +2,7 @@
 // The limits on a request's header (config::abuse_limits): its size, which Beast's parser
 // enforces while it reads, and its number of fields, checked once the header is read. Both
 // are answered 431 (RFC 6585) and the connection is closed.
+#include "config/abuse_limits.hpp"
 #include "http/types.hpp"
 
 #include <cstddef>
@@ -11,8 +12,8 @@
 namespace queen::http {
 
 struct header_limits {
-    std::size_t max_bytes = 64 * 1024;  // request line and fields
-    std::size_t max_count = 0;          // fields; 0: any number
+    std::size_t max_bytes = config::abuse_limits{}.max_header_bytes;  // request line and fields
+    std::size_t max_count = config::abuse_limits{}.max_header_count;  // fields; 0: any number
 };
 
 // Sets the parser's header size limit (Beast then fails with bhttp::error::header_limit).

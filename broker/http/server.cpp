@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 namespace queen::http {
 
@@ -20,29 +21,82 @@ using asio::use_awaitable;
 
 namespace {
 
-// Answers `status` with {"error": message} and Connection: close (the session ends after it).
-asio::awaitable<void> refuse(beast::tcp_stream& stream, bhttp::status status, std::string message,
-                             const server_options& options, int retry_after_seconds = 0) {
-    response res = error(status, message);
-    add_common_headers(res);
-    if (retry_after_seconds > 0) res.set(bhttp::field::retry_after, std::to_string(retry_after_seconds));
-    res.keep_alive(false);
-    stream.expires_after(options.write_timeout);
-    beast::error_code ec;
-    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
+using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+// Plain HTTP has nothing to open.
+asio::awaitable<bool> open_session(beast::tcp_stream&, const server_options&) {
+    co_return true;
 }
 
-// Serves requests on one connection until it closes, fails or times out.
-asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes, server_options options,
-                                  std::shared_ptr<std::atomic<std::size_t>> active, per_client_slots connections) {
-    ++*active;
-    struct guard {
-        std::shared_ptr<std::atomic<std::size_t>> a;
-        ~guard() { --*a; }
-    } g{active};
+// Completes the TLS handshake within the read timeout; false when it failed (a client that
+// does not speak TLS, an old protocol, or no acceptable client certificate).
+asio::awaitable<bool> open_session(tls_stream& stream, const server_options& options) {
+    beast::error_code ec;
+    beast::get_lowest_layer(stream).expires_after(options.read_timeout);
+    co_await stream.async_handshake(asio::ssl::stream_base::server, redirect_error(use_awaitable, ec));
+    if (ec) log::debug("TLS handshake failed: {}", ec.message());
+    co_return !ec;
+}
+
+// Half-closes and closes the TCP connection.
+asio::awaitable<void> close_session(beast::tcp_stream& stream, bool, const server_options&) {
+    beast::error_code ignored;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+    stream.close();
+    co_return;
+}
+
+// Sends close_notify after a handshake (bounded by the shutdown timeout), then closes.
+asio::awaitable<void> close_session(tls_stream& stream, bool opened, const server_options& options) {
+    auto& tcp = beast::get_lowest_layer(stream);
+    if (opened && tcp.socket().is_open()) {
+        beast::error_code ignored;
+        tcp.expires_after(options.tls_shutdown_timeout);
+        co_await stream.async_shutdown(redirect_error(use_awaitable, ignored));
+    }
+    tcp.close();
+}
+
+// Writes `res` (an error the connection ends with) within the write timeout.
+template <class Stream>
+asio::awaitable<void> answer_and_close(Stream& stream, response res, const server_options& options) {
+    add_common_headers(res);
+    res.keep_alive(false);
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ignored));
+}
+
+// Reads one request into `parser`, answering "Expect: 100-continue" on the way; a header past
+// the limits ends it with bhttp::error::header_limit.
+template <class Stream>
+asio::awaitable<void> read_request(Stream& stream, beast::flat_buffer& buffer,
+                                   bhttp::request_parser<bhttp::string_body>& parser, const server_options& options,
+                                   beast::error_code& ec) {
+    co_await bhttp::async_read_header(stream, buffer, parser, redirect_error(use_awaitable, ec));
+    // Too many fields counts as too large a header (431; serve_requests tells which).
+    if (!ec && header_count_violation(parser.get().base(), options.headers)) ec = bhttp::error::header_limit;
+    if (ec || parser.is_done()) co_return;
+    // A client that asked "Expect: 100-continue" waits for this before it sends the body
+    // (curl waits a whole second otherwise). A body over the limit is refused by the parser
+    // below, so the client gets the 413 instead of sending it.
+    auto expect = parser.get()[bhttp::field::expect];
+    if (beast::iequals(expect, "100-continue") &&
+        (!parser.content_length() || *parser.content_length() <= options.max_body_bytes)) {
+        bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
+        co_await bhttp::async_write(stream, cont, redirect_error(use_awaitable, ec));
+    }
+    if (!ec) co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
+}
+
+// Serves requests on an open connection until it closes, fails or times out.
+template <class Stream>
+asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const server_options& options,
+                                     per_client_slots& connections) {
+    auto& tcp = beast::get_lowest_layer(stream);
     beast::flat_buffer buffer;
     beast::error_code ec;
-    client_presence presence(stream.socket());
+    client_presence presence(tcp.socket());
     // Over the limit, the connection's first request is read and answered 429.
     const auto connection_slot = connections.try_take(presence.address());
     bool first = true;
@@ -50,63 +104,50 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
         bhttp::request_parser<bhttp::string_body> parser;
         parser.body_limit(options.max_body_bytes);
         apply_header_limits(parser, options.headers);
-        stream.expires_after(first ? options.read_timeout : options.idle_timeout);
+        tcp.expires_after(first ? options.read_timeout : options.idle_timeout);
         first = false;
-        co_await bhttp::async_read_header(stream, buffer, parser, redirect_error(use_awaitable, ec));
+        co_await read_request(stream, buffer, parser, options, ec);
+        if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
         if (ec == bhttp::error::header_limit) {
-            const std::string message = header_too_large(options.headers);
-            co_await refuse(stream, bhttp::status::request_header_fields_too_large, message, options);
+            const auto too_many = header_count_violation(parser.get().base(), options.headers);
+            response res = error(bhttp::status::request_header_fields_too_large,
+                                 too_many ? *too_many : header_too_large(options.headers));
+            co_await answer_and_close(stream, std::move(res), options);
             break;
         }
-        if (!ec) {
-            if (auto too_many = header_count_violation(parser.get().base(), options.headers)) {
-                co_await refuse(stream, bhttp::status::request_header_fields_too_large, *too_many, options);
-                break;
-            }
-        }
-        if (!ec && !parser.is_done()) {
-            // A client that asked "Expect: 100-continue" waits for this before it sends the
-            // body (curl waits a whole second otherwise). A body over the limit is refused
-            // by the parser below, so the client gets the 413 instead of sending it.
-            auto expect = parser.get()[bhttp::field::expect];
-            if (beast::iequals(expect, "100-continue") &&
-                (!parser.content_length() || *parser.content_length() <= options.max_body_bytes)) {
-                bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
-                co_await bhttp::async_write(stream, cont, redirect_error(use_awaitable, ec));
-            }
-            if (!ec) co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
-        }
-        if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
         if (ec == bhttp::error::body_limit) {
-            const std::string message =
-                "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes";
-            co_await refuse(stream, bhttp::status::payload_too_large, message, options);
+            response res =
+                error(bhttp::status::payload_too_large,
+                      "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
+            co_await answer_and_close(stream, std::move(res), options);
             break;
         }
         if (ec) {
-            // A malformed request: answer 400 once, then close.
             if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
-                const std::string message = "malformed HTTP request: " + ec.message();
-                co_await refuse(stream, bhttp::status::bad_request, message, options);
+                // A malformed request: answer 400 once, then close.
+                response res = error(bhttp::status::bad_request, "malformed HTTP request: " + ec.message());
+                co_await answer_and_close(stream, std::move(res), options);
             }
             break;
         }
         if (!connection_slot) {
-            const std::string message = "too many open connections from this address (the limit is " +
-                                        std::to_string(connections.limit()) + ")";
-            co_await refuse(stream, bhttp::status::too_many_requests, message, options, 1);
+            response res = error(bhttp::status::too_many_requests,
+                                 "too many open connections from this address (the limit is " +
+                                     std::to_string(connections.limit()) + ")");
+            res.set(bhttp::field::retry_after, "1");
+            co_await answer_and_close(stream, std::move(res), options);
             break;
         }
         request req = parser.release();
         // Handlers may legitimately take long (long-poll); they bound themselves.
-        stream.expires_never();
+        tcp.expires_never();
         const auto started = std::chrono::steady_clock::now();
         if (options.on_request_started) options.on_request_started();
         dispatch_info info;
         response res = co_await routes.dispatch(req, presence, stream.get_executor(), info);
         add_common_headers(res);
         res.keep_alive(req.keep_alive());
-        stream.expires_after(options.write_timeout);
+        tcp.expires_after(options.write_timeout);
         co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
         if (options.on_request_finished) {
             const auto spent = std::chrono::steady_clock::now() - started - info.parked;
@@ -119,9 +160,33 @@ asio::awaitable<void> run_session(beast::tcp_stream stream, const router& routes
         }
         if (!res.keep_alive()) break;
     }
-    beast::error_code ignored;
-    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
-    stream.close();
+}
+
+// One connection (plain or TLS) from open to close. `keep` holds what the stream refers to
+// (its TLS context) for as long as the stream lives.
+template <class Stream>
+asio::awaitable<void> run_session([[maybe_unused]] std::shared_ptr<const void> keep, Stream accepted,
+                                  const router& routes, server_options options,
+                                  std::shared_ptr<std::atomic<std::size_t>> active, per_client_slots connections) {
+    ++*active;
+    struct guard {
+        std::shared_ptr<std::atomic<std::size_t>> a;
+        ~guard() { --*a; }
+    } g{active};
+    Stream stream(std::move(accepted));  // a local: destroyed before `keep`
+    const bool opened = co_await open_session(stream, options);
+    if (opened) co_await serve_requests(stream, routes, options, connections);
+    co_await close_session(stream, opened, options);
+}
+
+// Logs a session that ended with an exception.
+void log_session_failure(std::exception_ptr e) {
+    if (!e) return;
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+        log::error("session failed: {}", ex.what());
+    }
 }
 
 }  // namespace
@@ -160,15 +225,17 @@ asio::awaitable<void> server::accept_loop() {
         }
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
         auto executor = socket.get_executor();
-        asio::co_spawn(executor, run_session(beast::tcp_stream(std::move(socket)), routes_, options_, active_, connections_),
-                       [](std::exception_ptr e) {
-                           if (!e) return;
-                           try {
-                               std::rethrow_exception(e);
-                           } catch (const std::exception& ex) {
-                               log::error("session failed: {}", ex.what());
-                           }
-                       });
+        if (options_.tls) {
+            auto context = options_.tls->current();
+            tls_stream stream(beast::tcp_stream(std::move(socket)), *context);
+            asio::co_spawn(executor, run_session(context, std::move(stream), routes_, options_, active_, connections_),
+                           log_session_failure);
+        } else {
+            asio::co_spawn(executor,
+                           run_session(nullptr, beast::tcp_stream(std::move(socket)), routes_, options_, active_,
+                                       connections_),
+                           log_session_failure);
+        }
     }
 }
 

@@ -2,11 +2,13 @@
 // The HTTP/1.1 server: accepts connections and runs one session coroutine per connection on
 // its own strand. Sessions are bounded: a fresh parser per request with a body limit, a
 // timeout on every read and write, header limits, keep-alive, and a bound on the connections
-// one client address may hold open. stop() closes the listener and lets in-flight requests
-// finish.
+// one client address may hold open. With a TLS context holder it serves HTTPS: each new
+// connection takes the holder's current context. stop() closes the listener and lets
+// in-flight requests finish.
 #include "http/header_limits.hpp"
 #include "http/per_client_slots.hpp"
 #include "http/router.hpp"
+#include "http/tls_context.hpp"
 
 #include <utility>
 #include <boost/asio/io_context.hpp>
@@ -29,6 +31,9 @@ struct server_options {
     std::chrono::seconds write_timeout{60};
     header_limits headers;                        // 431 beyond them
     std::size_t max_connections_per_client = 0;   // 429 beyond it; 0: any number
+    std::chrono::seconds tls_shutdown_timeout{5};
+    // Set: HTTPS with the holder's current context; null: plain HTTP.
+    std::shared_ptr<const tls_context_holder> tls;
     // Optional observers (metrics): a request read and about to be dispatched; the same
     // request answered (route template, method, status, seconds to the last byte written,
     // parked time excluded).

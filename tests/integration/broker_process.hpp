@@ -10,7 +10,8 @@ namespace queen::test {
 
 class broker_process {
 public:
-    // Starts the broker and waits until /health answers 200 (throws after 30 s). An empty
+    // Starts the broker and waits until /health answers 200, or with QUEEN_TLS_CERT in `env`
+    // until it logs that it listens on https:// (throws after 30 s). An empty
     // conninfo sets no QUEEN_DATABASE_URL (the environment names the database, or none).
     broker_process(const std::string& conninfo, std::map<std::string, std::string> env = {});
     ~broker_process();
