@@ -2,6 +2,7 @@
 // the QUEEN_* name winning where both are set, the start-up line naming the variable that
 // set each value, and bad values refused with the variable's name.
 #include "config/config.hpp"
+#include "config_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,16 +14,8 @@ namespace {
 using queen::config::describe;
 using queen::config::from_map;
 
-bool mentions(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-std::string error_of(const std::map<std::string, std::string>& env) {
-    try {
-        from_map(env);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
+using queen::test::error_of;
+using queen::test::mentions;
 
 TEST(QueenNames, EachIsReadWithQueensUnit) {
     auto c = from_map({{"HOME", "/h"},

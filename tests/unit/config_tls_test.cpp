@@ -1,6 +1,7 @@
 // The HTTPS settings: plain HTTP by default, a certificate and its key only together, a client
 // CA only with both; the start-up line names the files.
 #include "config/config.hpp"
+#include "config_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,18 +13,8 @@ namespace {
 using queen::config::describe;
 using queen::config::from_map;
 
-std::string error_of(const std::map<std::string, std::string>& env) {
-    try {
-        from_map(env);
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "(accepted)";
-}
-
-bool mentions(const std::string& text, const std::string& what) {
-    return text.find(what) != std::string::npos;
-}
+using queen::test::error_of;
+using queen::test::mentions;
 
 TEST(TlsConfig, PlainHttpIsTheDefault) {
     auto c = from_map({{"HOME", "/h"}});
