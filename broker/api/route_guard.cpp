@@ -4,6 +4,7 @@
 #include "auth/authenticator.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace queen::api {
 
@@ -28,8 +29,12 @@ api_error refusal(const auth::auth_failure& failure) {
     }
 }
 
-// Takes one request from key's bucket, or refuses it with 429 and Retry-After.
-void admit_rate(app::broker_context& ctx, const std::string& key) {
+// Takes one request from the bucket of (kind, id), or refuses it with 429 and Retry-After.
+// The key is built only when rate limiting is on.
+void admit_rate(app::broker_context& ctx, std::string_view kind, const std::string& id) {
+    if (!ctx.rate_limiter.enabled()) return;
+    std::string key(kind);
+    key += id;
     if (const int wait = ctx.rate_limiter.take(key); wait > 0)
         throw api_error(error_code::too_many_requests, "request rate limit exceeded; retry after " +
                                                            std::to_string(wait) + " s", wait);
@@ -42,21 +47,21 @@ boost::asio::awaitable<http::response> admit_and_handle(app::broker_context& ctx
     const std::string_view target = rc.req.target();
     const std::string_view path = target.substr(0, target.find('?'));
     if (r.access == access_level::anyone) co_return co_await r.handler(ctx, rc);
-    const std::string by_address = "address " + rc.client.address();
     if (ctx.auth.enabled() && !ctx.auth.skips(path)) {
         const auth::verification verdict = co_await ctx.auth.authenticate(rc.req[http::bhttp::field::authorization]);
         if (const auto* failure = std::get_if<auth::auth_failure>(&verdict)) {
             // Refused tokens count against the address, so guessing is rate limited too.
-            admit_rate(ctx, by_address);
+            admit_rate(ctx, "address ", rc.client.address());
             throw refusal(*failure);
         }
         const auto& who = std::get<auth::principal>(verdict);
         rc.subject = who.subject;
-        admit_rate(ctx, who.subject ? "subject " + *who.subject : by_address);
+        if (who.subject) admit_rate(ctx, "subject ", *who.subject);
+        else admit_rate(ctx, "address ", rc.client.address());
         if (!who.may(needed_level(r.access)))
             throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
     } else {
-        admit_rate(ctx, by_address);
+        admit_rate(ctx, "address ", rc.client.address());
     }
     co_return co_await r.handler(ctx, rc);
 }
