@@ -1,5 +1,6 @@
 #include "http/server.hpp"
 
+#include "http/request_errors.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 
@@ -57,14 +58,23 @@ asio::awaitable<void> close_session(tls_stream& stream, bool opened, const serve
     tcp.close();
 }
 
-// Writes `res` (an error the connection ends with) within the write timeout.
+// Writes `res` (an error the connection ends with) within the write timeout. The observers
+// count it as an answered request of the route "refused" (method "unknown" when the request
+// line was not read).
 template <class Stream>
-asio::awaitable<void> answer_and_close(Stream& stream, response res, const server_options& options) {
+asio::awaitable<void> answer_and_close(Stream& stream, response res, const server_options& options,
+                                       std::string_view method) {
+    if (options.on_request_started) options.on_request_started();
+    const auto started = std::chrono::steady_clock::now();
     add_common_headers(res);
     res.keep_alive(false);
     beast::error_code ignored;
     beast::get_lowest_layer(stream).expires_after(options.write_timeout);
     co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ignored));
+    if (options.on_request_finished)
+        options.on_request_finished("refused", method.empty() ? std::string_view("unknown") : method,
+                                    res.result_int(),
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
 // Reads one request into `parser`, answering "Expect: 100-continue" on the way; a header past
@@ -107,26 +117,27 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
         tcp.expires_after(first ? options.read_timeout : options.idle_timeout);
         first = false;
         co_await read_request(stream, buffer, parser, options, ec);
+        const std::string_view method = parser.get().method_string();  // empty when unread
         if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
         if (ec == bhttp::error::header_limit) {
             const auto too_many = header_count_violation(parser.get().base(), options.headers);
             response res = error(bhttp::status::request_header_fields_too_large,
                                  too_many ? *too_many : header_too_large(options.headers));
-            co_await answer_and_close(stream, std::move(res), options);
+            co_await answer_and_close(stream, std::move(res), options, method);
             break;
         }
         if (ec == bhttp::error::body_limit) {
             response res =
                 error(bhttp::status::payload_too_large,
                       "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
-            co_await answer_and_close(stream, std::move(res), options);
+            co_await answer_and_close(stream, std::move(res), options, method);
             break;
         }
         if (ec) {
             if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
                 // A malformed request: answer 400 once, then close.
-                response res = error(bhttp::status::bad_request, "malformed HTTP request: " + ec.message());
-                co_await answer_and_close(stream, std::move(res), options);
+                response res = error(bhttp::status::bad_request, malformed_request_text(ec));
+                co_await answer_and_close(stream, std::move(res), options, method);
             }
             break;
         }
@@ -135,7 +146,7 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
                                  "too many open connections from this address (the limit is " +
                                      std::to_string(connections.limit()) + ")");
             res.set(bhttp::field::retry_after, "1");
-            co_await answer_and_close(stream, std::move(res), options);
+            co_await answer_and_close(stream, std::move(res), options, method);
             break;
         }
         request req = parser.release();

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <sstream>
 
 namespace queen::test {
 namespace {
@@ -91,6 +92,15 @@ TEST(AbuseLimits, AHeaderOverItsSizeOrFieldCountIsRefused431) {
     EXPECT_EQ(counted.status, 431) << counted.body;
     EXPECT_NE(error_of(counted).find("more than the limit of 10"), std::string::npos) << counted.body;
     EXPECT_EQ(stored_messages(q), 0);
+    // Both are counted, as answered by the session itself.
+    const auto scrape = c.get("/metrics/prometheus").body;
+    std::istringstream lines(scrape);
+    std::string refused_line;
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("queen_http_requests_total{", 0) == 0 && line.find("route=\"refused\"") != std::string::npos &&
+            line.find("status=\"431\"") != std::string::npos)
+            refused_line = line;
+    EXPECT_EQ(refused_line.substr(refused_line.rfind(' ') + 1), "2") << scrape;
 
     // Within both limits (Host, Content-Type, Content-Length and a few more).
     std::map<std::string, std::string> few{{"X-A", std::string(1000, 'a')}, {"X-B", "b"}};

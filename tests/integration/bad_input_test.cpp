@@ -392,6 +392,8 @@ TEST(BadInput, MalformedHttpRequestIs400WithCors) {
     http_client c = client();
     const std::string answer = c.raw("THIS IS NOT HTTP\r\n\r\n");
     EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << answer.substr(0, 300);
+    // Our text, naming the part that is wrong.
+    EXPECT_NE(answer.find("{\"error\":\"malformed HTTP request: bad "), std::string::npos) << answer.substr(0, 300);
     EXPECT_NE(answer.find("\"error\""), std::string::npos) << answer.substr(0, 300);
     EXPECT_NE(answer.find("Access-Control-Allow-Origin: *"), std::string::npos) << answer.substr(0, 300);
     // The broker is unharmed.
