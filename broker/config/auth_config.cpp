@@ -70,10 +70,8 @@ auth_config auth_from_map(const std::map<std::string, std::string>& env) {
     set_text(env, "JWT_ROLE_READ_ONLY", c.role_read_only);
     if (!c.jwks_file.empty() && !c.jwks_url.empty())
         throw std::invalid_argument("set JWT_JWKS_FILE or JWT_JWKS_URL, not both");
-    if (!c.jwks_url.empty() && c.jwks_url.rfind("http://", 0) != 0)
-        throw std::invalid_argument(
-            "JWT_JWKS_URL must be an http:// URL (https is not supported: serve the JWKS on a trusted network, or "
-            "use JWT_JWKS_FILE)");
+    if (!c.jwks_url.empty() && c.jwks_url.rfind("http://", 0) != 0 && c.jwks_url.rfind("https://", 0) != 0)
+        throw std::invalid_argument("JWT_JWKS_URL must be an http:// or https:// URL");
     return c;
 }
 

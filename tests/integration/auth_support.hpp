@@ -50,11 +50,12 @@ inline void write_file(const std::filesystem::path& p, const std::string& text) 
     std::filesystem::rename(tmp, p);  // whole, so a reader never sees half a document
 }
 
-// python3 -m http.server on 127.0.0.1 serving a temporary directory; stopped (by its pid) at
-// destruction.
+// python3's http.server on 127.0.0.1 serving a temporary directory, over HTTPS with the given
+// certificate and key when they are set; stopped (by its pid) at destruction.
 class jwks_server {
 public:
-    jwks_server() : port_(broker_process::free_port()) {
+    explicit jwks_server(std::string cert = "", std::string key = "")
+        : port_(broker_process::free_port()), cert_(std::move(cert)), key_(std::move(key)) {
         char tmpl[] = "/tmp/queen-jwks-XXXXXX";
         dir_ = ::mkdtemp(tmpl);
         start();
@@ -67,7 +68,10 @@ public:
     jwks_server(const jwks_server&) = delete;
     jwks_server& operator=(const jwks_server&) = delete;
 
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/jwks.json"; }
+    std::string url() const {
+        return (cert_.empty() ? "http://" : "https://") + std::string("127.0.0.1:") + std::to_string(port_) +
+               "/jwks.json";
+    }
     void publish(const std::string& jwks) { write_file(dir_ / "jwks.json", jwks); }
     void stop() {
         if (pid_ <= 0) return;
@@ -84,15 +88,19 @@ private:
             int null = ::open("/dev/null", O_WRONLY);
             ::dup2(null, 1);
             ::dup2(null, 2);
-            ::execlp("python3", "python3", "-m", "http.server", port.c_str(), "--bind", "127.0.0.1", "--directory",
-                     dir.c_str(), static_cast<char*>(nullptr));
+            if (cert_.empty())
+                ::execlp("python3", "python3", "-m", "http.server", port.c_str(), "--bind", "127.0.0.1",
+                         "--directory", dir.c_str(), static_cast<char*>(nullptr));
+            else
+                ::execlp("python3", "python3", "-c", https_server_script, port.c_str(), dir.c_str(), cert_.c_str(),
+                         key_.c_str(), static_cast<char*>(nullptr));
             ::_exit(127);
         }
         publish(R"({"keys":[]})");
         const bool up = eventually([&] {
             try {
-                http_client c("127.0.0.1", port_);
-                return c.get("/jwks.json").status == 200;
+                http_client c("127.0.0.1", port_);  // connects: the port is listening
+                return !cert_.empty() || c.get("/jwks.json").status == 200;
             } catch (...) {
                 return false;
             }
@@ -100,7 +108,18 @@ private:
         if (!up) throw std::runtime_error("python3 -m http.server did not start");
     }
 
+    static constexpr const char* https_server_script =
+        "import functools, http.server, ssl, sys\n"
+        "port, directory, cert, key = sys.argv[1:5]\n"
+        "handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=directory)\n"
+        "server = http.server.ThreadingHTTPServer(('127.0.0.1', int(port)), handler)\n"
+        "context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n"
+        "context.load_cert_chain(cert, key)\n"
+        "server.socket = context.wrap_socket(server.socket, server_side=True)\n"
+        "server.serve_forever()\n";
+
     unsigned short port_;
+    std::string cert_, key_;
     std::filesystem::path dir_;
     pid_t pid_ = -1;
 };

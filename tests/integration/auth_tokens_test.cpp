@@ -3,6 +3,7 @@
 // algorithm or key type not admitted) with 401 and nothing stored; JWKS rotation by SIGHUP
 // and at a URL; and the settings a broker refuses to start with.
 #include "auth_support.hpp"
+#include "tls_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -195,6 +196,40 @@ TEST(AuthTokens, JwksUrlIsFetchedAtStartAndAgainForAnUnknownKid) {
     expect_refused(c, k1, "Unknown key ID: k1", "the retired key");
     expect_refused(c, jwt::token("EdDSA", jwt::claims("u", "read-write"), k2_key, "", "k3"), "Unknown key ID: k3",
                    "a kid nobody published");
+}
+
+// An https:// JWKS URL: the server's certificate must chain to a trusted root (here the test's
+// CA, through SSL_CERT_FILE, OpenSSL's default store) and name the URL's host.
+TEST(AuthTokens, JwksUrlOverHttpsIsTrustedOnlyWithAVerifiedCertificate) {
+    const auto& k = test_keys();
+    tls::pki pki;
+    pki.make_ca("ca");
+    pki.make_leaf("idp", "idp", "7", "serverAuth", "ca");
+    pki.make_ca("other");
+    jwks_server server(pki.crt("idp").string(), pki.key("idp").string());
+    server.publish(jwt::jwks_of({jwt::public_jwk(k.ed25519, "k1")}));
+    const auto token = jwt::token("EdDSA", jwt::claims("u", "read-write"), k.ed25519, "", "k1");
+    const std::map<std::string, std::string> auth{
+        {"JWT_ENABLED", "true"}, {"JWT_ALGORITHM", "auto"}, {"JWT_JWKS_URL", server.url()}};
+    ASSERT_EQ(server.url().rfind("https://", 0), 0u);
+
+    auto trusting_env = auth;
+    trusting_env["SSL_CERT_FILE"] = pki.crt("ca").string();
+    broker_process trusting(cluster().conninfo(), trusting_env);
+    auto c = client_of(trusting);
+    expect_accepted(c, token, "keys fetched over verified HTTPS");
+
+    // A certificate from a root the broker does not trust: no keys, so tokens answer 503.
+    auto untrusting_env = auth;
+    untrusting_env["SSL_CERT_FILE"] = pki.crt("other").string();
+    broker_process untrusting(cluster().conninfo(), untrusting_env);
+    auto u = client_of(untrusting);
+    const auto q = unique_name("auth-jwks-untrusted");
+    auto r = send(u, "POST", "/api/v1/push", token, push_body(q));
+    EXPECT_EQ(r.status, 503) << r.body;
+    EXPECT_EQ(error_of(r), "JWKS unavailable");
+    EXPECT_EQ(stored_messages(q), 0);
+    EXPECT_NE(untrusting.log().find("certificate verify failed"), std::string::npos) << untrusting.log();
 }
 
 TEST(AuthTokens, JwksUrlIsRefreshedOnItsInterval) {
