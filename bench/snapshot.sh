@@ -5,9 +5,9 @@
 #   bench/snapshot.sh [BUILD_DIR]                  (make bench-snapshot DURATION=<minutes>)
 #
 # Starts a private PostgreSQL 15 primary (bench/lib/postgres.sh: fsync on, synchronous_commit
-# on; plus wal_level = replica, max_wal_senders = 10; autovacuum at its defaults). For every
-# holder it runs two phases, first the holder, then its control. Each phase starts from a
-# fresh broker database (DROP DATABASE, CREATE DATABASE, CHECKPOINT, a fresh broker that
+# on; plus wal_level = replica, max_wal_senders = 10; autovacuum at its defaults). After one
+# unmeasured warm-up (warm_up), it runs two phases for every holder, first the holder, then
+# its control. Each phase starts from a fresh broker database (DROP DATABASE, CREATE DATABASE, CHECKPOINT, a fresh broker that
 # applies the schema at boot), starts the holder or control, then runs
 #   queen_bench --duration-seconds DURATION*60 --interval-seconds SAMPLE_SECONDS
 # with queen_bench's defaults otherwise: --mode both, --partitions 100, --connections 16,
@@ -43,7 +43,8 @@
 # held nothing, a broker or server that died), never for a missed target.
 #
 # Environment: DURATION [10] minutes per phase; HOLDERS ["rr dump standby"]; SAMPLE_SECONDS
-# [60]; BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the
+# [60]; WARMUP [DURATION, at most 6] unmeasured minutes of the same load before the first phase (see warm_up);
+# BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the
 # raw files (JSON lines, samples, logs) are copied; KEEP [0] keeps the work directory;
 # RATE_GUESS [25000] msgs/s and BYTES_PER_MESSAGE [500] (database bytes, measured ~450) for the
 # disk estimate.
@@ -56,6 +57,7 @@ source "$ROOT/bench/lib/postgres.sh"
 DURATION=${DURATION:-10}
 HOLDERS=${HOLDERS:-"rr dump standby"}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-60}
+WARMUP=${WARMUP:-$((DURATION < 6 ? DURATION : 6))}
 BENCH_ARGS=${BENCH_ARGS:-}
 STANDBY_DELAY=${STANDBY_DELAY:-30s}
 RESULTS_DIR=${RESULTS_DIR:-}
@@ -67,6 +69,7 @@ log() { echo "snapshot.sh: $*" >&2; }
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"  # no NOTICE for DROP ... IF EXISTS
 die() { log "$*"; exit 1; }
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of minutes, got '$DURATION'"
+[[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of minutes, got '$WARMUP'"
 for h in $HOLDERS; do [[ $h == rr || $h == dump || $h == standby ]] || die "unknown holder '$h' (rr, dump, standby)"; done
 for tool in jq curl awk; do command -v "$tool" >/dev/null || die "$tool is needed"; done
 [[ -x $BUILD_DIR/queen && -x $BUILD_DIR/queen_bench ]] || die "build queen and queen_bench in $BUILD_DIR first"
@@ -168,6 +171,19 @@ sampler() {  # phase name, phase dir
     done
 }
 
+# "LSN<TAB>segment files in pg_wal" of the primary now.
+wal_state() { psql_tab postgres "SELECT pg_current_wal_lsn(), (SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$')"; }
+
+# "WAL written X MB; pg_wal held N segment files at the start, M at the end" since a wal_state.
+wal_note() {  # wal_state at the start
+    local lsn0 files0 now lsn1 files1 mb
+    IFS=$'\t' read -r lsn0 files0 <<<"$1"
+    now=$(wal_state)
+    IFS=$'\t' read -r lsn1 files1 <<<"$now"
+    mb=$(psql_tab postgres "SELECT round(pg_wal_lsn_diff('$lsn1', '$lsn0') / 1048576)")
+    echo "WAL written ${mb} MB; pg_wal held $files0 segment files at the start, $files1 at the end"
+}
+
 holder_start() {  # holder, role (holder|control), phase dir
     case "$1/$2" in
         rr/holder) rr_start "$3" ;;
@@ -188,14 +204,41 @@ holder_note() {  # holder, role, phase dir
     esac
 }
 
-run_phase() {  # holder, role
-    local name=$1-$2 dir=$WORK/$1-$2 rc=0
-    mkdir -p "$dir"
-    check_disk
-    log "== phase $name: ${DURATION} min (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+# A fresh, empty broker database, checkpointed so that no phase inherits another's dirty pages.
+fresh_database() {
     pg_sql postgres "DROP DATABASE IF EXISTS queen WITH (FORCE)" >/dev/null
     pg_sql postgres "CREATE DATABASE queen" >/dev/null
     pg_sql postgres "CHECKPOINT" >/dev/null
+}
+
+# The same load for WARMUP minutes with no holder, measured by nobody. Why: a new cluster has
+# one WAL segment file, so the first phase alone would create (zero-fill) every segment file
+# the later phases recycle (40 in its first 2 minutes here, one per 16 MB of WAL until the
+# first timed checkpoint recycles some), and would start on cold caches. Six minutes cross one
+# checkpoint_timeout (5 min), so the pool left behind is the one a phase keeps.
+warm_up() {
+    local dir=$WORK/warmup wal_at_start
+    ((WARMUP > 0)) || return 0
+    mkdir -p "$dir"
+    log "== warm-up: ${WARMUP} min, not measured"
+    fresh_database
+    wal_at_start=$(wal_state)
+    broker_start "$dir"
+    "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:$BROKER_PORT" --duration-seconds $((WARMUP * 60)) \
+        --label warmup --json --quiet --json-out "$dir/bench.jsonl" >"$dir/bench.out" 2>"$dir/bench.err" ||
+        BROKEN+=("warm-up: queen_bench failed (see $dir/bench.err)")
+    broker_stop
+    echo "warm-up: ${WARMUP} min, $(wal_note "$wal_at_start")" >>"$WORK/notes.txt"
+    tail -n 1 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
+}
+
+run_phase() {  # holder, role
+    local name=$1-$2 dir=$WORK/$1-$2 rc=0 wal_at_start
+    mkdir -p "$dir"
+    check_disk
+    log "== phase $name: ${DURATION} min (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    fresh_database
+    wal_at_start=$(wal_state)
     broker_start "$dir"
     holder_start "$1" "$2" "$dir"
     # shellcheck disable=SC2086
@@ -211,6 +254,7 @@ run_phase() {  # holder, role
     SAMPLER_PID=""
     sample "$name" end "$dir"
     echo "$name: $(holder_note "$1" "$2" "$dir")" >>"$WORK/notes.txt"
+    echo "$name: $(wal_note "$wal_at_start")" >>"$WORK/notes.txt"
     tail -n 1 "$dir/bench.jsonl" | jq -r --arg n "$name" '"\($n): queen_bench \(.result); \(.duration.messagesSent) messages sent, consumed per interval median \(.duration.consumePerSecond.median // 0 | floor)/s, drain \(.duration.drainSeconds // "unfinished") s; duplicates \(.verification.duplicates), missing \(.verification.missing), order violations \(.verification.orderViolations)"' \
         >>"$WORK/notes.txt" 2>/dev/null || echo "$name: no result from queen_bench" >>"$WORK/notes.txt"
     tail -n 2 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
@@ -238,6 +282,7 @@ PG_VERSION=$(pg_sql postgres "SHOW server_version")
 log "PostgreSQL $PG_VERSION on 127.0.0.1:$PG_PORT; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "started $(date -u +%FT%TZ); DURATION=$DURATION min; HOLDERS=$HOLDERS; PostgreSQL $PG_VERSION; $(nproc) CPUs; $(uname -srm)" >"$WORK/notes.txt"
 
+warm_up
 for h in $HOLDERS; do
     run_phase "$h" holder
     run_phase "$h" control
