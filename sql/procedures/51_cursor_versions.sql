@@ -94,6 +94,9 @@ RETURNS tid[]
 -- again on every acknowledgement; plpgsql keeps the plan for the session.
 LANGUAGE plpgsql
 SET enable_seqscan = off
+-- A bitmap scan of a key visits all of its versions before sorting them: newest first needs
+-- the ordered scan of the key index.
+SET enable_bitmapscan = off
 -- Generic plans only: their statements take arrays and ids as parameters, for which the
 -- planner prefers a custom plan, planned again on every call (most of a call's CPU); the
 -- settings above leave one generic plan, key lookups (docs/architecture.md, "Plans that stay right").
