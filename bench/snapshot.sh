@@ -7,8 +7,9 @@
 # Starts a private PostgreSQL 15 primary (bench/lib/postgres.sh: fsync on, synchronous_commit
 # on; plus wal_level = replica, max_wal_senders = 10; autovacuum at its defaults). After one
 # unmeasured warm-up (warm_up), it runs two phases for every holder, first the holder, then
-# its control. Each phase starts from a fresh broker database (DROP DATABASE, CREATE DATABASE, CHECKPOINT, a fresh broker that
-# applies the schema at boot), starts the holder or control, then runs
+# its control. Each phase starts from a fresh broker database (DROP DATABASE, CREATE DATABASE,
+# CHECKPOINT, a fresh broker that applies the schema at boot), starts the holder or control,
+# then runs
 #   queen_bench --duration-seconds DURATION*60 --interval-seconds SAMPLE_SECONDS
 # with queen_bench's defaults otherwise: --mode both, --partitions 100, --connections 16,
 # push and pop batches of 100, explicit acks, dedup on. The producers stop at the deadline and
@@ -43,8 +44,8 @@
 # held nothing, a broker or server that died), never for a missed target.
 #
 # Environment: DURATION [10] minutes per phase; HOLDERS ["rr dump standby"]; SAMPLE_SECONDS
-# [60]; WARMUP [DURATION, at most 6] unmeasured minutes of the same load before the first phase (see warm_up);
-# BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the
+# [60]; WARMUP [DURATION, at most 6] unmeasured minutes of the same load before the first
+# phase (see warm_up); BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the
 # raw files (JSON lines, samples, logs) are copied; KEEP [0] keeps the work directory;
 # RATE_GUESS [25000] msgs/s and BYTES_PER_MESSAGE [500] (database bytes, measured ~450) for the
 # disk estimate.
@@ -204,6 +205,15 @@ holder_note() {  # holder, role, phase dir
     esac
 }
 
+# The headline load against the running broker for a number of minutes, its output in the dir.
+# It execs queen_bench: run it in a subshell or in the background (whose PID is then queen_bench's).
+bench_run() {  # dir, label, minutes
+    # shellcheck disable=SC2086
+    exec "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:$BROKER_PORT" --duration-seconds $(($3 * 60)) \
+        --interval-seconds "$SAMPLE_SECONDS" --label "$2" --json --quiet --json-out "$1/bench.jsonl" \
+        $BENCH_ARGS >"$1/bench.out" 2>"$1/bench.err"
+}
+
 # A fresh, empty broker database, checkpointed so that no phase inherits another's dirty pages.
 fresh_database() {
     pg_sql postgres "DROP DATABASE IF EXISTS queen WITH (FORCE)" >/dev/null
@@ -224,9 +234,7 @@ warm_up() {
     fresh_database
     wal_at_start=$(wal_state)
     broker_start "$dir"
-    "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:$BROKER_PORT" --duration-seconds $((WARMUP * 60)) \
-        --label warmup --json --quiet --json-out "$dir/bench.jsonl" >"$dir/bench.out" 2>"$dir/bench.err" ||
-        BROKEN+=("warm-up: queen_bench failed (see $dir/bench.err)")
+    (bench_run "$dir" warmup "$WARMUP") || BROKEN+=("warm-up: queen_bench failed (see $dir/bench.err)")
     broker_stop
     echo "warm-up: ${WARMUP} min, $(wal_note "$wal_at_start")" >>"$WORK/notes.txt"
     tail -n 1 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
@@ -241,10 +249,7 @@ run_phase() {  # holder, role
     wal_at_start=$(wal_state)
     broker_start "$dir"
     holder_start "$1" "$2" "$dir"
-    # shellcheck disable=SC2086
-    "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:$BROKER_PORT" --duration-seconds $((DURATION * 60)) \
-        --interval-seconds "$SAMPLE_SECONDS" --label "$name" --json --quiet --json-out "$dir/bench.jsonl" \
-        $BENCH_ARGS >"$dir/bench.out" 2>"$dir/bench.err" &
+    bench_run "$dir" "$name" "$DURATION" &
     BENCH_PID=$!
     sampler "$name" "$dir" &
     SAMPLER_PID=$!
