@@ -35,7 +35,8 @@
 #            Control: the same standby, made afresh, with hot_standby_feedback = off and the
 #            same query. There max_standby_streaming_delay (STANDBY_DELAY, 30s as in a default
 #            standby) lets replay cancel the query once it has held up replay that long; the
-#            query is then started again after 1 s, and the cancellations are counted.
+#            query is then started again after 1 s, and the cancellations are counted. Both
+#            phases note the CPU-seconds the standby's server used.
 #
 # The end: per holder a table by minute (control and holder msg/s consumed end to end, their
 # ratio, the dead tuples and total size of each hot table in both phases), the medians, the
@@ -200,7 +201,7 @@ holder_start() {  # holder, role (holder|control), phase dir
 holder_note() {  # holder, role, phase dir
     case "$1" in
         dump) dump_summary "$3" ;;
-        standby) echo "the standby's query was cancelled by replay $(grep -c . "$3/standby.tsv" 2>/dev/null || echo 0) times" ;;
+        standby) echo "the standby's query was cancelled by replay $(grep -c . "$3/standby.tsv" 2>/dev/null || echo 0) times; $(standby_cpu_note)" ;;
         rr) [[ $2 == holder ]] && echo "REPEATABLE READ session held, oldest xmin age at the end $(tail -n 1 "$3/db.tsv" | cut -f5)" || echo "no holder" ;;
     esac
 }

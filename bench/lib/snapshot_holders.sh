@@ -7,6 +7,7 @@ RR_FD=""
 SB_DATA=""
 SB_PORT=""
 SB_SOCK=""
+SB_CPU_AT_START=""
 
 # psql on the primary, tab-separated, tuples only: psql_tab DB "SQL".
 psql_tab() { "$PG_BIN/psql" -X -q -t -A -F $'\t' -v ON_ERROR_STOP=1 "$(pg_conninfo "$1")" -c "$2"; }
@@ -117,6 +118,27 @@ max_standby_streaming_delay = $STANDBY_DELAY
 CONF
     as_postgres "$PG_BIN/pg_ctl" -D "$SB_DATA" -l "$dir/postgres.log" -w -t 60 start >/dev/null
     wait_for standby_caught_up 60 || die "the standby has no queen schema after 60 s (see $dir/postgres.log)"
+    SB_CPU_AT_START=$(standby_cpu_seconds)
+}
+
+# CPU seconds (user + system) the standby's server has used: its postmaster, the children
+# running now (replay, WAL receiver, the query's backend) and those that ended (the query's
+# backends before a cancellation), which the postmaster has waited for.
+standby_cpu_seconds() {
+    local pm files=() p
+    pm=$(head -n 1 "$SB_DATA/postmaster.pid")
+    files=("/proc/$pm/stat")
+    for p in $(pgrep -P "$pm"); do files+=("/proc/$p/stat"); done
+    # after "pid (comm) ", field 12 is utime, 13 stime, 14 and 15 the waited-for children's
+    awk -v pm="$pm" -v tick="$(getconf CLK_TCK)" '
+        { pid = $1; sub(/^.*\) /, ""); s += $12 + $13; if (pid == pm) s += $14 + $15 }
+        END { printf "%.1f", s / tick }' "${files[@]}" 2>/dev/null
+}
+
+# The standby's CPU since it started, for the phase's notes.
+standby_cpu_note() {
+    awk -v a="$SB_CPU_AT_START" -v b="$(standby_cpu_seconds)" \
+        'BEGIN { printf "the standby used %.0f CPU-seconds", b - a }'
 }
 
 # The standby's long query: a REPEATABLE READ transaction that reads queen.log_partitions and
