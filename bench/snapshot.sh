@@ -1,53 +1,59 @@
 #!/usr/bin/env bash
-# Held snapshots (issue 12): the headline load for DURATION minutes with a snapshot holder and
-# for DURATION minutes with its matched control, per holder, in one run on one build.
+# Held snapshots (issue 12): the headline load with a snapshot holder and with its matched
+# control, per holder, in one run on one build, the two interleaved minute by minute.
 #
 #   bench/snapshot.sh [BUILD_DIR]                  (make bench-snapshot DURATION=<minutes>)
 #
-# Starts a private PostgreSQL 15 primary (bench/lib/postgres.sh: fsync on, synchronous_commit
-# on; plus wal_level = replica, max_wal_senders = 10; autovacuum at its defaults). After one
-# unmeasured warm-up (warm_up), it runs two phases for every holder, first the holder, then
-# its control. Each phase starts from a fresh broker database (DROP DATABASE, CREATE DATABASE,
-# CHECKPOINT, a fresh broker that applies the schema at boot), starts the holder or control,
-# then runs
-#   queen_bench --duration-seconds DURATION*60 --interval-seconds SAMPLE_SECONDS
-# with queen_bench's defaults otherwise: --mode both, --partitions 100, --connections 16,
-# push and pop batches of 100, explicit acks, dedup on. The producers stop at the deadline and
-# the consumers drain the rest (the holder is still held), so every message is verified.
-# At every interval end a sampler records, for every table in schema queen, n_live_tup and
-# n_dead_tup (pg_stat_user_tables) and the heap, index and total size (pg_relation_size,
-# pg_indexes_size, pg_total_relation_size), plus the database size and the oldest xmin held.
+# Two private PostgreSQL 15 primaries (bench/lib/postgres.sh: fsync on, synchronous_commit on;
+# plus wal_level = replica, max_wal_senders = 10; autovacuum at its defaults): side h for the
+# holder, side c for its control, each with its own broker. Why two sides and not two phases
+# one after the other: on this shared machine the rate of a load that holds nothing drifts by
+# more than 0.2 within ten minutes, and a holder minute compared with a control minute ten
+# minutes away measures that drift. Here the sides take turns in slots of SAMPLE_SECONDS in
+# the order h c c h h c ... (each goes first in half the pairs), so slot m of the holder and
+# slot m of its control run next to each other in time, under the same machine.
+#
+# Per holder, both sides start from a fresh broker database (DROP DATABASE, CREATE DATABASE,
+# CHECKPOINT, a fresh broker that applies the schema at boot), the holder and the control are
+# started and held for all slots, then each slot is one
+#   queen_bench --queue snapshot --duration-seconds SAMPLE_SECONDS --interval-seconds SAMPLE_SECONDS
+# with queen_bench's defaults otherwise: --mode both, --partitions 100, --connections 16, push
+# and pop batches of 100, explicit acks, dedup on. Every slot pushes into the same queue and
+# the same 100 partitions, so the side's rows (partitions, cursors, their dead versions) carry
+# over from slot to slot as in one long run; its producers stop at the slot's end and its
+# consumers drain the rest, so every message is verified. A side is idle while the other runs,
+# with its holder still held. After each slot, a sample of that side's database records, for
+# every table in schema queen, n_live_tup and n_dead_tup (pg_stat_user_tables) and the heap,
+# index and total size, plus the database size and the oldest xmin held.
 #
 # Holders (HOLDERS) and their controls, which cost the same CPU but hold no snapshot on the
-# broker database:
-#   rr       an idle session on the broker database: BEGIN ISOLATION LEVEL REPEATABLE READ;
-#            SELECT 1; (psql reading a fifo), held from before the first message to the end of
-#            the phase. Control: none.
-#   dump     pg_dump of the broker database in a loop, to /dev/null. Control: pg_dump in a loop
-#            of a ballast database in the same cluster, filled between the two phases with
-#            segment rows copied from the holder phase's broker database until its
-#            pg_database_size reaches the mean of the broker database's sizes sampled during
-#            the holder phase (the broker database grows during a phase; the ballast does not,
-#            so the two loops dump the same amount of data on average).
-#   standby  a physical standby (pg_basebackup -R over loopback, its own port) with
-#            hot_standby_feedback = on, running one REPEATABLE READ transaction on the broker
-#            database that reads queen.log_partitions and then sleeps for the whole phase.
-#            Control: the same standby, made afresh, with hot_standby_feedback = off and the
-#            same query. There max_standby_streaming_delay (STANDBY_DELAY, 30s as in a default
-#            standby) lets replay cancel the query once it has held up replay that long; the
-#            query is then started again after 1 s, and the cancellations are counted. Both
-#            phases note the CPU-seconds the standby's server used.
+# control side's broker database:
+#   rr       an idle session on side h's broker database: BEGIN ISOLATION LEVEL REPEATABLE
+#            READ; SELECT 1; (psql reading a fifo), held from before the first slot to the
+#            end. Control: none.
+#   dump     pg_dump of side h's broker database in a loop, to /dev/null, running through the
+#            slots of both sides. For the control slots it is pg_dump of another database of
+#            the same size (side h's, loaded as much as side c's) that holds no snapshot on
+#            side c, at the same CPU cost.
+#   standby  for each side a physical standby (pg_basebackup -R over loopback) running one
+#            REPEATABLE READ transaction on the broker database that reads
+#            queen.log_partitions and then sleeps for the whole run: side h's with
+#            hot_standby_feedback = on, side c's with it off. There max_standby_streaming_delay
+#            (STANDBY_DELAY, 30s as in a default standby) lets replay cancel the query once it
+#            has held up replay that long; the query is then started again after 1 s, and the
+#            cancellations are counted. The notes give the CPU-seconds each standby used.
 #
 # The end: per holder a table by minute (control and holder msg/s consumed end to end, their
-# ratio, the dead tuples and total size of each hot table in both phases), the medians, the
+# ratio, the dead tuples and total size of each hot table on both sides), the medians, the
 # slowest holder minute, and issue 12's targets as PASS/FAIL lines (bench/lib/snapshot_report.awk).
-# The exit status is 1 only for a broken run (a phase whose queen_bench failed, a holder that
+# The exit status is 1 only for a broken run (a slot whose queen_bench failed, a holder that
 # held nothing, a broker or server that died), never for a missed target.
 #
-# Environment: DURATION [10] minutes per phase; HOLDERS ["rr dump standby"]; SAMPLE_SECONDS
-# [60]; WARMUP [DURATION, at most 6] unmeasured minutes of the same load before the first
-# phase (see warm_up); BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the
-# raw files (JSON lines, samples, logs) are copied; KEEP [0] keeps the work directory;
+# Environment: DURATION [10] minutes of load per side and holder; HOLDERS ["rr dump standby"];
+# SAMPLE_SECONDS [60] the slot, a divisor of DURATION x 60; WARMUP [DURATION, at most 6]
+# unmeasured minutes of the same alternating load before the first holder (see warm_up);
+# BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the raw
+# files (JSON lines, samples, logs) are copied; KEEP [0] keeps the work directory;
 # RATE_GUESS [25000] msgs/s and BYTES_PER_MESSAGE [500] (database bytes, measured ~450) for the
 # disk estimate.
 set -euo pipefail
@@ -72,26 +78,28 @@ export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"  # no NOTICE fo
 die() { log "$*"; exit 1; }
 [[ $DURATION =~ ^[1-9][0-9]*$ ]] || die "DURATION must be a whole number of minutes, got '$DURATION'"
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of minutes, got '$WARMUP'"
+[[ $SAMPLE_SECONDS =~ ^[1-9][0-9]*$ ]] && ((DURATION * 60 % SAMPLE_SECONDS == 0 && WARMUP * 60 % SAMPLE_SECONDS == 0)) ||
+    die "SAMPLE_SECONDS must divide DURATION x 60 and WARMUP x 60, got '$SAMPLE_SECONDS'"
 for h in $HOLDERS; do [[ $h == rr || $h == dump || $h == standby ]] || die "unknown holder '$h' (rr, dump, standby)"; done
 for tool in jq curl awk; do command -v "$tool" >/dev/null || die "$tool is needed"; done
 [[ -x $BUILD_DIR/queen && -x $BUILD_DIR/queen_bench ]] || die "build queen and queen_bench in $BUILD_DIR first"
 [[ $(id -u) != 0 ]] || id postgres >/dev/null 2>&1 || die "as root the servers run as the user postgres, which does not exist"
+SIDE=h
 source "$ROOT/bench/lib/snapshot_holders.sh"
 
+SLOTS=$((DURATION * 60 / SAMPLE_SECONDS))
 WORK=$(mktemp -d /tmp/queen-snapshot.XXXXXX)
 chmod 755 "$WORK"
-BROKER_PID=""
+declare -A SIDE_DATA=() SIDE_PORT=() BROKER_PID=() BROKER_PORT=()
 BENCH_PID=""
-SAMPLER_PID=""
 BROKEN=()
 cleanup() {
-    local rc=$?
+    local rc=$? s
     trap - EXIT INT TERM
-    [[ -n $SAMPLER_PID ]] && { kill "$SAMPLER_PID" 2>/dev/null || true; wait "$SAMPLER_PID" 2>/dev/null || true; }
     [[ -n $BENCH_PID ]] && { kill -TERM "$BENCH_PID" 2>/dev/null || true; wait "$BENCH_PID" 2>/dev/null || true; }
-    broker_stop
+    for s in h c; do broker_stop "$s"; done
     holders_stop
-    pg_stop
+    for s in "${!SIDE_DATA[@]}"; do use_side "$s"; pg_stop; done
     [[ -n $RESULTS_DIR ]] && copy_results
     if [[ $KEEP == 1 ]]; then log "work directory kept: $WORK"; else rm -rf "$WORK"; fi
     exit "$rc"
@@ -110,43 +118,69 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# ---- disk: refuse a run whose largest phase could take more than a third of the free space
-# (checked at the start and again before every phase).
-check_disk() {
-    local free phase standby
-    free=$(($(df -Pk "$WORK" | awk 'NR == 2 { print $4 }') * 1024))
-    phase=$((DURATION * 60 * RATE_GUESS * BYTES_PER_MESSAGE + 5 * 1073741824))  # data + WAL (max_wal_size 4GB)
-    standby=$((2 * phase))                   # the standby holds a copy of both
-    [[ " $HOLDERS " == *" dump "* ]] && ((phase * 3 / 2 > standby)) && standby=$((phase * 3 / 2))  # + ballast
-    log "disk: $((free / 1073741824)) GB free in $(df -P "$WORK" | awk 'NR == 2 { print $6 }'); a phase needs up to ~$((standby / 1073741824)) GB (estimate)"
-    ((standby * 3 <= free)) || die "a phase could take more than a third of the free space; lower DURATION"
+# Makes side h or c current: its primary for pg_sql, psql_tab and the holders, its standby.
+use_side() {
+    SIDE=$1
+    PG_DATA=${SIDE_DATA[$1]}
+    PG_PORT=${SIDE_PORT[$1]}
 }
 
-broker_start() {  # phase dir
-    BROKER_PORT=$(free_port)
-    PG_HOST=127.0.0.1 PG_PORT=$PG_PORT PG_USER=postgres PG_DB=queen HOST=127.0.0.1 PORT=$BROKER_PORT \
-        QUEEN_SPOOL_DIR="$1/spool" "$BUILD_DIR/queen" >"$1/broker.log" 2>&1 &
-    BROKER_PID=$!
+# ---- disk: refuse a run whose largest pair could take more than a third of the free space
+# (checked at the start and again before every holder).
+check_disk() {
+    local free side need
+    free=$(($(df -Pk "$WORK" | awk 'NR == 2 { print $4 }') * 1024))
+    side=$((DURATION * 60 * RATE_GUESS * BYTES_PER_MESSAGE + 5 * 1073741824))  # data + WAL (max_wal_size 4GB)
+    need=$((2 * side))
+    [[ " $HOLDERS " == *" standby "* ]] && need=$((4 * side))  # each side's standby holds a copy
+    log "disk: $((free / 1073741824)) GB free in $(df -P "$WORK" | awk 'NR == 2 { print $6 }'); a holder needs up to ~$((need / 1073741824)) GB (estimate)"
+    ((need * 3 <= free)) || die "a holder could take more than a third of the free space; lower DURATION"
+}
+
+# A primary for a side, which can feed a standby.
+side_start() {  # side
+    pg_start "$WORK/pg-$1"
+    cat >>"$PG_DATA/postgresql.conf" <<CONF
+# bench/snapshot.sh: a primary that can feed a standby
+wal_level = replica
+max_wal_senders = 10
+CONF
+    pg_stop
+    as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$WORK/pg-$1/postgres.log" -w -t 60 start >/dev/null
+    SIDE_DATA[$1]=$PG_DATA
+    SIDE_PORT[$1]=$PG_PORT
+}
+
+broker_start() {  # side, dir
+    local port
+    use_side "$1"
+    port=$(free_port)
+    PG_HOST=127.0.0.1 PG_PORT=$PG_PORT PG_USER=postgres PG_DB=queen HOST=127.0.0.1 PORT=$port \
+        QUEEN_SPOOL_DIR="$2/spool" "$BUILD_DIR/queen" >"$2/broker.log" 2>&1 &
+    BROKER_PID[$1]=$!
+    BROKER_PORT[$1]=$port
     for _ in $(seq 1 240); do
-        curl -sf "http://127.0.0.1:$BROKER_PORT/health" >/dev/null 2>&1 && return 0
-        kill -0 "$BROKER_PID" 2>/dev/null || die "the broker exited (see $1/broker.log)"
+        curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && return 0
+        kill -0 "${BROKER_PID[$1]}" 2>/dev/null || die "the broker of side $1 exited (see $2/broker.log)"
         sleep 0.25
     done
-    die "the broker did not answer /health within 60 s"
+    die "the broker of side $1 did not answer /health within 60 s"
 }
 
-broker_stop() {
-    [[ -n $BROKER_PID ]] || return 0
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
-    for _ in $(seq 1 300); do kill -0 "$BROKER_PID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$BROKER_PID" 2>/dev/null || true
-    wait "$BROKER_PID" 2>/dev/null || true
-    BROKER_PID=""
+broker_stop() {  # side
+    local pid=${BROKER_PID[$1]:-}
+    [[ -n $pid ]] || return 0
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    BROKER_PID[$1]=""
 }
 
-# One sample of the broker database: tables.tsv (phase, minute, epoch, table, live and dead
-# tuples, heap, index and total bytes, autovacuums) and db.tsv (phase, minute, epoch, database
-# bytes, oldest xmin age of a session on it, of a standby's feedback (-1: none), load average).
+# One sample of the current side's broker database: tables.tsv (phase, minute, epoch, table,
+# live and dead tuples, heap, index and total bytes, autovacuums) and db.tsv (phase, minute,
+# epoch, database bytes, oldest xmin age of a session on it, of a standby's feedback (-1:
+# none), load average).
 sample() {  # phase name, minute, phase dir
     local row
     psql_tab queen "SELECT '$1', '$2', extract(epoch FROM now())::bigint, relname, n_live_tup, n_dead_tup,
@@ -158,22 +192,7 @@ sample() {  # phase name, minute, phase dir
         printf '%s\t%s\n' "$row" "$(cut -d' ' -f1 /proc/loadavg)" >>"$3/db.tsv" || true
 }
 
-# Samples once now (minute 0), then at each interval record queen_bench writes, until it ends.
-sampler() {  # phase name, phase dir
-    local minute=0 n running=1
-    sample "$1" 0 "$2"
-    while ((running)); do
-        kill -0 "$BENCH_PID" 2>/dev/null || running=0
-        n=$(grep '"type":"interval"' "$2/bench.jsonl" 2>/dev/null | grep -vc '"conditionLine"' || true)  # not the result
-        while ((minute < ${n:-0})); do
-            minute=$((minute + 1))
-            sample "$1" "$minute" "$2"
-        done
-        ((running == 0)) || sleep 1
-    done
-}
-
-# "LSN<TAB>segment files in pg_wal" of the primary now.
+# "LSN<TAB>segment files in pg_wal" of the current side's primary now.
 wal_state() { psql_tab postgres "SELECT pg_current_wal_lsn(), (SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$')"; }
 
 # "WAL written X MB; pg_wal held N segment files at the start, M at the end" since a wal_state.
@@ -186,122 +205,148 @@ wal_note() {  # wal_state at the start
     echo "WAL written ${mb} MB; pg_wal held $files0 segment files at the start, $files1 at the end"
 }
 
-holder_start() {  # holder, role (holder|control), phase dir
-    case "$1/$2" in
-        rr/holder) rr_start "$3" ;;
-        rr/control) log "control: no holder" ;;
-        dump/holder) dump_start queen "$3" ;;
-        dump/control) dump_start ballast "$3" ;;
-        standby/holder) standby_start on && standby_query_start "$3" on ;;
-        standby/control) standby_start off && standby_query_start "$3" off ;;
-    esac
-}
-
-# Whether the holder held something, one line for the phase's notes.
-holder_note() {  # holder, role, phase dir
+# Starts a holder and its control, held until holders_stop.
+holder_start() {  # holder, holder side's dir, control side's dir
     case "$1" in
-        dump) dump_summary "$3" ;;
-        standby) echo "the standby's query was cancelled by replay $(grep -c . "$3/standby.tsv" 2>/dev/null || echo 0) times; $(standby_cpu_note)" ;;
-        rr) [[ $2 == holder ]] && echo "REPEATABLE READ session held, oldest xmin age at the end $(tail -n 1 "$3/db.tsv" | cut -f5)" || echo "no holder" ;;
+        rr) use_side h && rr_start "$2" && log "control: none" ;;
+        dump) use_side h && dump_start queen "$2" && log "control: the same loop, which holds no snapshot on side c" ;;
+        standby)
+            use_side h && standby_start on && standby_query_start "$2" on
+            use_side c && standby_start off && standby_query_start "$3" off ;;
     esac
 }
 
-# The headline load against the running broker for a number of minutes, its output in the dir.
-# It execs queen_bench: run it in a subshell or in the background (whose PID is then queen_bench's).
-bench_run() {  # dir, label, minutes
-    # shellcheck disable=SC2086
-    exec "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:$BROKER_PORT" --duration-seconds $(($3 * 60)) \
-        --interval-seconds "$SAMPLE_SECONDS" --label "$2" --json --quiet --json-out "$1/bench.jsonl" \
-        $BENCH_ARGS >"$1/bench.out" 2>"$1/bench.err"
+# Whether the holder held something, one line for each side's notes.
+holder_note() {  # holder, side, dir
+    use_side "$2"
+    case "$1/$2" in
+        dump/h) dump_summary "$3" ;;
+        dump/c) echo "side h's pg_dump loop ran through these slots" ;;
+        standby/*) echo "the standby's query was cancelled by replay $(grep -c . "$3/standby.tsv" 2>/dev/null || echo 0) times; $(standby_cpu_note)" ;;
+        rr/h) echo "REPEATABLE READ session held, oldest xmin age at the end $(tail -n 1 "$3/db.tsv" | cut -f5)" ;;
+        rr/c) echo "no holder" ;;
+    esac
 }
 
-# A fresh, empty broker database, checkpointed so that no phase inherits another's dirty pages.
+# One slot of the headline load against a side's broker, its output in the dir as slot-N.*.
+# It execs queen_bench: run it in a subshell or in the background.
+bench_run() {  # side, dir, label, slot number, seconds
+    # shellcheck disable=SC2086
+    exec "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:${BROKER_PORT[$1]}" --queue snapshot --duration-seconds "$5" \
+        --interval-seconds "$SAMPLE_SECONDS" --label "$3" --json --quiet --json-out "$2/slot-$4.jsonl" \
+        $BENCH_ARGS >"$2/slot-$4.out" 2>"$2/slot-$4.err"
+}
+
+# Runs one slot on a side and samples its database after it; a failed slot is recorded.
+run_slot() {  # side, dir, phase name, slot number
+    local rc=0
+    use_side "$1"
+    bench_run "$1" "$2" "$3" "$4" "$SAMPLE_SECONDS" &
+    BENCH_PID=$!
+    wait "$BENCH_PID" || rc=$?
+    BENCH_PID=""
+    ((rc == 0)) || BROKEN+=("$3 slot $4: queen_bench exited $rc (see $2/slot-$4.err)")
+    kill -0 "${BROKER_PID[$1]}" 2>/dev/null || die "the broker of side $1 died (see $2/broker.log)"
+    sample "$3" "$4" "$2"
+}
+
+# The sides of slot pair m in the order h c c h h c ...: each side goes first in half the pairs.
+pair_order() { (($1 % 2)) && echo "h c" || echo "c h"; }
+
+# A fresh, empty broker database on the current side, checkpointed so that no holder inherits
+# another's dirty pages.
 fresh_database() {
     pg_sql postgres "DROP DATABASE IF EXISTS queen WITH (FORCE)" >/dev/null
     pg_sql postgres "CREATE DATABASE queen" >/dev/null
     pg_sql postgres "CHECKPOINT" >/dev/null
 }
 
-# The same load for WARMUP minutes with no holder, measured by nobody. Why: a new cluster has
-# one WAL segment file, so the first phase alone would create (zero-fill) every segment file
-# the later phases recycle (40 in its first 2 minutes here, one per 16 MB of WAL until the
-# first timed checkpoint recycles some), and would start on cold caches. Six minutes cross one
-# checkpoint_timeout (5 min), so the pool left behind is the one a phase keeps.
-warm_up() {
-    local dir=$WORK/warmup wal_at_start
-    ((WARMUP > 0)) || return 0
-    mkdir -p "$dir"
-    log "== warm-up: ${WARMUP} min, not measured"
-    fresh_database
-    wal_at_start=$(wal_state)
-    broker_start "$dir"
-    (bench_run "$dir" warmup "$WARMUP") || BROKEN+=("warm-up: queen_bench failed (see $dir/bench.err)")
-    broker_stop
-    echo "warm-up: ${WARMUP} min, $(wal_note "$wal_at_start")" >>"$WORK/notes.txt"
-    tail -n 1 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
+# "queen_bench passed in all N slots; ... messages; duplicates, missing, order violations" of a side.
+slots_note() {  # dir
+    cat "$1"/slot-*.jsonl 2>/dev/null | jq -rs '[.[] | select(.type != "interval")] as $r |
+        "queen_bench \([$r[] | .result] | group_by(.) | map("\(.[0]) in \(length)") | join(", ")) of \($r | length) slots; \([$r[] | .duration.messagesSent] | add) messages sent, drain per slot median \([$r[] | .duration.drainSeconds // 0] | sort | .[length / 2 | floor]) s; duplicates \([$r[] | .verification.duplicates] | add), missing \([$r[] | .verification.missing] | add), order violations \([$r[] | .verification.orderViolations] | add)"' \
+        2>/dev/null || echo "no result from queen_bench"
 }
 
-run_phase() {  # holder, role
-    local name=$1-$2 dir=$WORK/$1-$2 rc=0 wal_at_start
-    mkdir -p "$dir"
-    check_disk
-    log "== phase $name: ${DURATION} min (load average $(cut -d' ' -f1-3 /proc/loadavg))"
-    fresh_database
-    wal_at_start=$(wal_state)
-    broker_start "$dir"
-    holder_start "$1" "$2" "$dir"
-    bench_run "$dir" "$name" "$DURATION" &
-    BENCH_PID=$!
-    sampler "$name" "$dir" &
-    SAMPLER_PID=$!
-    wait "$BENCH_PID" || rc=$?
-    BENCH_PID=""
-    wait "$SAMPLER_PID" || true
-    SAMPLER_PID=""
-    sample "$name" end "$dir"
-    echo "$name: $(holder_note "$1" "$2" "$dir")" >>"$WORK/notes.txt"
-    echo "$name: $(wal_note "$wal_at_start")" >>"$WORK/notes.txt"
-    tail -n 1 "$dir/bench.jsonl" | jq -r --arg n "$name" '"\($n): queen_bench \(.result); \(.duration.messagesSent) messages sent, consumed per interval median \(.duration.consumePerSecond.median // 0 | floor)/s, drain \(.duration.drainSeconds // "unfinished") s; duplicates \(.verification.duplicates), missing \(.verification.missing), order violations \(.verification.orderViolations)"' \
-        >>"$WORK/notes.txt" 2>/dev/null || echo "$name: no result from queen_bench" >>"$WORK/notes.txt"
+# The same alternating load for WARMUP minutes with no holder, measured by nobody. Why: a new
+# cluster has one WAL segment file, so the first holder alone would create (zero-fill) every
+# segment file the later ones recycle (40 in its first 2 minutes here, one per 16 MB of WAL
+# until the first timed checkpoint recycles some), and would start on cold caches. Six minutes
+# cross one checkpoint_timeout (5 min), so the pool left behind is the one a holder keeps.
+warm_up() {
+    local s m dir
+    ((WARMUP > 0)) || return 0
+    log "== warm-up: ${WARMUP} min, the sides taking turns, not measured"
+    for s in h c; do
+        dir=$WORK/warmup-$s
+        mkdir -p "$dir"
+        use_side "$s"
+        fresh_database
+        broker_start "$s" "$dir"
+    done
+    for m in $(seq 1 $((WARMUP * 60 / SAMPLE_SECONDS / 2))); do
+        for s in $(pair_order "$m"); do run_slot "$s" "$WORK/warmup-$s" "warmup-$s" "$m"; done
+    done
+    for s in h c; do
+        broker_stop "$s"
+        echo "warm-up $s: ${WARMUP} min in turns; $(slots_note "$WORK/warmup-$s")" >>"$WORK/notes.txt"
+    done
     tail -n 2 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
-    ((rc == 0)) || BROKEN+=("$name: queen_bench exited $rc (see $dir/bench.err)")
+}
+
+run_holder() {  # holder
+    local h=$1 s m dir
+    local -A name=([h]=$1-holder [c]=$1-control) wal_at_start=()
+    check_disk
+    log "== holder $h: ${DURATION} min per side in $SLOTS slot pairs (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    for s in h c; do
+        dir=$WORK/${name[$s]}
+        mkdir -p "$dir"
+        use_side "$s"
+        fresh_database
+        wal_at_start[$s]=$(wal_state)
+        broker_start "$s" "$dir"
+    done
+    holder_start "$h" "$WORK/${name[h]}" "$WORK/${name[c]}"
+    for s in h c; do use_side "$s"; sample "${name[$s]}" 0 "$WORK/${name[$s]}"; done
+    for m in $(seq 1 "$SLOTS"); do
+        for s in $(pair_order "$m"); do run_slot "$s" "$WORK/${name[$s]}" "${name[$s]}" "$m"; done
+    done
+    for s in h c; do
+        dir=$WORK/${name[$s]}
+        use_side "$s"
+        sample "${name[$s]}" end "$dir"
+        {
+            echo "${name[$s]}: $(holder_note "$h" "$s" "$dir")"
+            echo "${name[$s]}: $(wal_note "${wal_at_start[$s]}")"
+            echo "${name[$s]}: $(slots_note "$dir")"
+        } >>"$WORK/notes.txt"
+    done
+    tail -n 6 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
     holders_stop
-    broker_stop
-    if [[ $1 == dump && $2 == holder ]]; then
-        ballast_fill "$(awk -F'\t' '$2 != "end" { s += $4; n++ } END { printf "%d", s / n }' "$dir/db.tsv")"
-        echo "ballast: $((BALLAST_BYTES / 1048576)) MB (mean broker database size of $name)" >>"$WORK/notes.txt"
-    fi
-    [[ $1 == dump && $2 == control ]] && ballast_drop
-    return 0
+    for s in h c; do broker_stop "$s"; done
 }
 
 check_disk
-pg_start "$WORK/pg"
-cat >>"$PG_DATA/postgresql.conf" <<CONF
-# bench/snapshot.sh: a primary that can feed a standby
-wal_level = replica
-max_wal_senders = 10
-CONF
-pg_stop
-as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$WORK/pg/postgres.log" -w -t 60 start >/dev/null
+for s in h c; do side_start "$s"; done
+use_side h
 PG_VERSION=$(pg_sql postgres "SHOW server_version")
-log "PostgreSQL $PG_VERSION on 127.0.0.1:$PG_PORT; $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "started $(date -u +%FT%TZ); DURATION=$DURATION min; HOLDERS=$HOLDERS; PostgreSQL $PG_VERSION; $(nproc) CPUs; $(uname -srm)" >"$WORK/notes.txt"
+log "PostgreSQL $PG_VERSION on 127.0.0.1:${SIDE_PORT[h]} (side h) and :${SIDE_PORT[c]} (side c); $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "started $(date -u +%FT%TZ); DURATION=$DURATION min per side; slots of $SAMPLE_SECONDS s; HOLDERS=$HOLDERS; PostgreSQL $PG_VERSION; $(nproc) CPUs; $(uname -srm)" >"$WORK/notes.txt"
 
 warm_up
-for h in $HOLDERS; do
-    run_phase "$h" holder
-    run_phase "$h" control
-done
+for h in $HOLDERS; do run_holder "$h"; done
 
 echo "ended $(date -u +%FT%TZ); load average $(cut -d' ' -f1-3 /proc/loadavg)" >>"$WORK/notes.txt"
 for h in $HOLDERS; do
     for role in holder control; do
-        jq -r 'select(.type == "interval") | [.label, .index, .consumePerSecond, .pushPerSecond, (if .full then 1 else 0 end), .loadAverage] | @tsv' \
-            "$WORK/$h-$role/bench.jsonl"
+        for m in $(seq 1 "$SLOTS"); do
+            jq -r --arg m "$m" 'select(.type == "interval") | [.label, ($m | tonumber), .consumePerSecond, .pushPerSecond, (if .full then 1 else 0 end), .loadAverage] | @tsv' \
+                "$WORK/$h-$role/slot-$m.jsonl" 2>/dev/null || true
+        done
     done
 done >"$WORK/intervals.tsv"
-cat "$WORK"/*-*/tables.tsv >"$WORK/tables.tsv"
+cat "$WORK"/*-holder/tables.tsv "$WORK"/*-control/tables.tsv >"$WORK/tables.tsv"
 echo
 cat "$WORK/notes.txt"
 awk -f "$ROOT/bench/lib/snapshot_report.awk" -v holders="$HOLDERS" -v interval="$SAMPLE_SECONDS" "$WORK/intervals.tsv" "$WORK/tables.tsv" | tee "$WORK/report.txt"

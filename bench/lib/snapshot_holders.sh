@@ -1,19 +1,17 @@
 # The snapshot holders of bench/snapshot.sh and their controls (sourced, not run). Needs
-# bench/lib/common.sh and bench/lib/postgres.sh, and from the caller: WORK, log, die.
+# bench/lib/common.sh and bench/lib/postgres.sh, and from the caller: WORK, log, die, and
+# SIDE (h or c), the side whose primary PG_PORT and PG_DATA name; a standby belongs to a side.
 # Every process started here is recorded in HOLD_PIDS and ended by holders_stop.
 
 HOLD_PIDS=()
 RR_FD=""
-SB_DATA=""
-SB_PORT=""
-SB_SOCK=""
-SB_CPU_AT_START=""
+declare -A SB_DATA=() SB_PORT=() SB_SOCK=() SB_CPU_AT_START=()
 
 # psql on the primary, tab-separated, tuples only: psql_tab DB "SQL".
 psql_tab() { "$PG_BIN/psql" -X -q -t -A -F $'\t' -v ON_ERROR_STOP=1 "$(pg_conninfo "$1")" -c "$2"; }
 
-# psql on the standby's socket: sb_sql DB "SQL".
-sb_sql() { "$PG_BIN/psql" -X -q -t -A -v ON_ERROR_STOP=1 -h "$SB_SOCK" -p "$SB_PORT" -U postgres -d "$1" -c "$2"; }
+# psql on the standby's socket of the current side: sb_sql DB "SQL".
+sb_sql() { "$PG_BIN/psql" -X -q -t -A -v ON_ERROR_STOP=1 -h "${SB_SOCK[$SIDE]}" -p "${SB_PORT[$SIDE]}" -U postgres -d "$1" -c "$2"; }
 
 # Waits up to $2 seconds for the command $1 (a shell function name and no arguments) to succeed.
 wait_for() {
@@ -67,58 +65,30 @@ dump_summary() {
         END { printf "%d dumps of %s ended, mean %.1f s, longest %.1f s, %d failed\n", n, db, s / n / 1000, m / 1000, f }' "$1/dumps.tsv"
 }
 
-# ---- ballast: a database of about $1 bytes holding segment rows copied from the broker database
-# (lz4 like queen.log_segments), in passes until pg_database_size reaches the target.
-ballast_fill() {  # target bytes
-    local target=$1 segs seg_bytes rows pass size
-    segs=$(psql_tab queen "SELECT count(*) FROM queen.log_segments")
-    seg_bytes=$(psql_tab queen "SELECT pg_total_relation_size('queen.log_segments')")
-    ((segs > 0)) || die "no segments to copy into the ballast database"
-    pg_sql postgres "DROP DATABASE IF EXISTS ballast" >/dev/null
-    pg_sql postgres "CREATE DATABASE ballast" >/dev/null
-    pg_sql ballast "CREATE TABLE segments (partition_id bigint, first_offset bigint, body bytea COMPRESSION lz4)" >/dev/null
-    size=$(psql_tab postgres "SELECT pg_database_size('ballast')")
-    for pass in 1 2 3 4 5 6 7 8; do
-        ((size < target)) || break
-        rows=$(((segs * (target - size) + seg_bytes - 1) / seg_bytes))
-        ((rows <= segs)) || rows=$segs
-        "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$(pg_conninfo queen)" \
-            -c "COPY (SELECT partition_id, first_offset, body FROM queen.log_segments ORDER BY partition_id, first_offset LIMIT $rows) TO STDOUT (FORMAT binary)" |
-            "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$(pg_conninfo ballast)" -c "COPY segments FROM STDIN (FORMAT binary)"
-        pg_sql ballast "CHECKPOINT" >/dev/null
-        size=$(psql_tab postgres "SELECT pg_database_size('ballast')")
-    done
-    pg_sql ballast "VACUUM ANALYZE segments" >/dev/null
-    BALLAST_BYTES=$(psql_tab postgres "SELECT pg_database_size('ballast')")
-    log "ballast database: $((BALLAST_BYTES / 1048576)) MB of segment rows in $pass passes (target $((target / 1048576)) MB)"
-}
-
-ballast_drop() { pg_sql postgres "DROP DATABASE IF EXISTS ballast" >/dev/null 2>&1 || true; }
-
 # ---- standby: pg_basebackup -R of the primary on loopback, its own port and socket.
 standby_caught_up() { [[ $(sb_sql queen "SELECT to_regclass('queen.log_partitions') IS NOT NULL" 2>/dev/null) == t ]]; }
 standby_feeds_back() { [[ -n $(psql_tab postgres "SELECT backend_xmin FROM pg_stat_replication WHERE backend_xmin IS NOT NULL") ]]; }
 
-standby_start() {  # hot_standby_feedback (on|off)
-    local dir=$WORK/standby
+standby_start() {  # hot_standby_feedback (on|off); a standby of the current side's primary
+    local dir=$WORK/standby-$SIDE
     rm -rf "$dir"
     mkdir -p "$dir/sock"
     chown -R postgres: "$dir" 2>/dev/null || true
-    SB_DATA=$dir/data
-    SB_SOCK=$dir/sock
-    SB_PORT=$(free_port)
-    as_postgres "$PG_BIN/pg_basebackup" -D "$SB_DATA" -R -X stream -c fast -h 127.0.0.1 -p "$PG_PORT" -U postgres
-    cat >>"$SB_DATA/postgresql.conf" <<CONF
+    SB_DATA[$SIDE]=$dir/data
+    SB_SOCK[$SIDE]=$dir/sock
+    SB_PORT[$SIDE]=$(free_port)
+    as_postgres "$PG_BIN/pg_basebackup" -D "$dir/data" -R -X stream -c fast -h 127.0.0.1 -p "$PG_PORT" -U postgres
+    cat >>"$dir/data/postgresql.conf" <<CONF
 # bench/snapshot.sh: the standby
-port = $SB_PORT
-unix_socket_directories = '$SB_SOCK'
+port = ${SB_PORT[$SIDE]}
+unix_socket_directories = '$dir/sock'
 hot_standby = on
 hot_standby_feedback = $1
 max_standby_streaming_delay = $STANDBY_DELAY
 CONF
-    as_postgres "$PG_BIN/pg_ctl" -D "$SB_DATA" -l "$dir/postgres.log" -w -t 60 start >/dev/null
+    as_postgres "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 start >/dev/null
     wait_for standby_caught_up 60 || die "the standby has no queen schema after 60 s (see $dir/postgres.log)"
-    SB_CPU_AT_START=$(standby_cpu_seconds)
+    SB_CPU_AT_START[$SIDE]=$(standby_cpu_seconds)
 }
 
 # CPU seconds (user + system) the standby's server has used: its postmaster, the children
@@ -126,7 +96,7 @@ CONF
 # backends before a cancellation), which the postmaster has waited for.
 standby_cpu_seconds() {
     local pm files=() p
-    pm=$(head -n 1 "$SB_DATA/postmaster.pid")
+    pm=$(head -n 1 "${SB_DATA[$SIDE]}/postmaster.pid")
     files=("/proc/$pm/stat")
     for p in $(pgrep -P "$pm"); do files+=("/proc/$p/stat"); done
     # after "pid (comm) ", field 12 is utime, 13 stime, 14 and 15 the waited-for children's
@@ -135,9 +105,9 @@ standby_cpu_seconds() {
         END { printf "%.1f", s / tick }' "${files[@]}" 2>/dev/null
 }
 
-# The standby's CPU since it started, for the phase's notes.
+# The current side's standby's CPU since it started, for the notes.
 standby_cpu_note() {
-    awk -v a="$SB_CPU_AT_START" -v b="$(standby_cpu_seconds)" \
+    awk -v a="${SB_CPU_AT_START[$SIDE]}" -v b="$(standby_cpu_seconds)" \
         'BEGIN { printf "the standby used %.0f CPU-seconds", b - a }'
 }
 
@@ -149,7 +119,7 @@ standby_query_start() {  # phase dir, feedback
         child=""
         trap '[[ -n $child ]] && kill "$child" 2>/dev/null; exit 0' TERM
         while :; do
-            "$PG_BIN/psql" -X -q -t -A -h "$SB_SOCK" -p "$SB_PORT" -U postgres -d queen -c "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queen.log_partitions; SELECT pg_sleep(864000); COMMIT;" \
+            "$PG_BIN/psql" -X -q -t -A -h "${SB_SOCK[$SIDE]}" -p "${SB_PORT[$SIDE]}" -U postgres -d queen -c "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM queen.log_partitions; SELECT pg_sleep(864000); COMMIT;" \
                 >/dev/null 2>>"$dir/standby-query.err" &
             child=$!
             wait "$child" || true
@@ -161,19 +131,19 @@ standby_query_start() {  # phase dir, feedback
     HOLD_PIDS+=($!)
     if [[ $2 == on ]]; then
         wait_for standby_feeds_back 30 || die "hot_standby_feedback = on, but the primary sees no xmin from the standby"
-        log "holder: standby (port $SB_PORT) with hot_standby_feedback = on, its xmin on the primary $(psql_tab postgres "SELECT backend_xmin FROM pg_stat_replication")"
+        log "holder: standby (port ${SB_PORT[$SIDE]}) with hot_standby_feedback = on, its xmin on the primary $(psql_tab postgres "SELECT backend_xmin FROM pg_stat_replication")"
     else
-        log "control: standby (port $SB_PORT) with hot_standby_feedback = off, max_standby_streaming_delay = $STANDBY_DELAY"
+        log "control: standby (port ${SB_PORT[$SIDE]}) with hot_standby_feedback = off, max_standby_streaming_delay = $STANDBY_DELAY"
     fi
 }
 
-standby_stop() {
-    [[ -n $SB_DATA && -f $SB_DATA/postmaster.pid ]] || return 0
-    as_postgres "$PG_BIN/pg_ctl" -D "$SB_DATA" -m fast -w -t 60 stop >/dev/null 2>&1 ||
-        as_postgres "$PG_BIN/pg_ctl" -D "$SB_DATA" -m immediate stop >/dev/null 2>&1 || true
+standby_stop() {  # standby data directory
+    [[ -f $1/postmaster.pid ]] || return 0
+    as_postgres "$PG_BIN/pg_ctl" -D "$1" -m fast -w -t 60 stop >/dev/null 2>&1 ||
+        as_postgres "$PG_BIN/pg_ctl" -D "$1" -m immediate stop >/dev/null 2>&1 || true
 }
 
-# Ends every holder process, closes the rr session and stops the standby.
+# Ends every holder process, closes the rr session and stops and removes both sides' standbys.
 holders_stop() {
     local p
     if [[ -n $RR_FD ]]; then
@@ -183,9 +153,9 @@ holders_stop() {
     for p in "${HOLD_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
     for p in "${HOLD_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
     HOLD_PIDS=()
-    standby_stop
-    if [[ -n $SB_DATA ]]; then
-        rm -rf "$(dirname "$SB_DATA")"
-        SB_DATA=""
-    fi
+    for p in "${!SB_DATA[@]}"; do
+        standby_stop "${SB_DATA[$p]}"
+        rm -rf "$(dirname "${SB_DATA[$p]}")"
+    done
+    SB_DATA=() SB_PORT=() SB_SOCK=() SB_CPU_AT_START=()
 }
