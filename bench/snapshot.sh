@@ -125,7 +125,7 @@ use_side() {
     PG_PORT=${SIDE_PORT[$1]}
 }
 
-# ---- disk: refuse a run whose largest pair could take more than a third of the free space
+# ---- disk: refuse a run whose largest pair could take more than half of the free space
 # (checked at the start and again before every holder).
 check_disk() {
     local free side need
@@ -134,7 +134,7 @@ check_disk() {
     need=$((2 * side))
     [[ " $HOLDERS " == *" standby "* ]] && need=$((4 * side))  # each side's standby holds a copy
     log "disk: $((free / 1073741824)) GB free in $(df -P "$WORK" | awk 'NR == 2 { print $6 }'); a holder needs up to ~$((need / 1073741824)) GB (estimate)"
-    ((need * 3 <= free)) || die "a holder could take more than a third of the free space; lower DURATION"
+    ((need * 2 <= free)) || die "a holder could take more than half of the free space; lower DURATION"
 }
 
 # A primary for a side, which can feed a standby.
