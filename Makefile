@@ -99,8 +99,9 @@ soak: build
 
 # Held snapshots (issue 12): per holder (an idle REPEATABLE READ session, a pg_dump loop, a
 # standby with hot_standby_feedback) DURATION minutes of the headline load with it and
-# DURATION minutes with its control, throughput and hot-table bloat per minute
-# (docs/benchmarks.md). DURATION in minutes; HOLDERS selects holders (bench/snapshot.sh).
+# DURATION minutes with its control, on two primaries taking turns minute by minute;
+# throughput and hot-table bloat per minute (docs/benchmarks.md). DURATION in minutes;
+# HOLDERS selects holders (bench/snapshot.sh).
 DURATION ?= 10
 
 bench-snapshot: build
