@@ -51,7 +51,8 @@
 #
 # Environment: DURATION [10] minutes of load per side and holder; HOLDERS ["rr dump standby"];
 # SAMPLE_SECONDS [60] the slot, a divisor of DURATION x 60; WARMUP [DURATION, at most 6]
-# unmeasured minutes of the same alternating load before the first holder (see warm_up);
+# unmeasured minutes of the same alternating load before the first holder, in whole slot
+# pairs (rounded up; see warm_up);
 # BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the raw
 # files (JSON lines, samples, logs) are copied; KEEP [0] keeps the work directory;
 # RATE_GUESS [25000] msgs/s and BYTES_PER_MESSAGE [500] (database bytes, measured ~450) for the
@@ -284,7 +285,7 @@ warm_up() {
         fresh_database
         broker_start "$s" "$dir"
     done
-    for m in $(seq 1 $((WARMUP * 60 / SAMPLE_SECONDS / 2))); do
+    for m in $(seq 1 $(((WARMUP * 60 / SAMPLE_SECONDS + 1) / 2))); do  # pairs, rounded up
         for s in $(pair_order "$m"); do run_slot "$s" "$WORK/warmup-$s" "warmup-$s" "$m"; done
     done
     for s in h c; do
