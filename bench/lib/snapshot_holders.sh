@@ -91,18 +91,11 @@ CONF
     SB_CPU_AT_START[$SIDE]=$(standby_cpu_seconds)
 }
 
-# CPU seconds (user + system) the standby's server has used: its postmaster, the children
-# running now (replay, WAL receiver, the query's backend) and those that ended (the query's
-# backends before a cancellation), which the postmaster has waited for.
+# CPU seconds (user + system) the current side's standby has used: its postmaster, the
+# children running now and those it has waited for (postgres_ticks, bench/lib/common.sh).
 standby_cpu_seconds() {
-    local pm files=() p
-    pm=$(head -n 1 "${SB_DATA[$SIDE]}/postmaster.pid")
-    files=("/proc/$pm/stat")
-    for p in $(pgrep -P "$pm"); do files+=("/proc/$p/stat"); done
-    # after "pid (comm) ", field 12 is utime, 13 stime, 14 and 15 the waited-for children's
-    awk -v pm="$pm" -v tick="$(getconf CLK_TCK)" '
-        { pid = $1; sub(/^.*\) /, ""); s += $12 + $13; if (pid == pm) s += $14 + $15 }
-        END { printf "%.1f", s / tick }' "${files[@]}" 2>/dev/null
+    awk -v t="$(postgres_ticks "$(head -n 1 "${SB_DATA[$SIDE]}/postmaster.pid")")" -v tick="$CLK_TCK" \
+        'BEGIN { printf "%.1f", t / tick }'
 }
 
 # The current side's standby's CPU since it started, for the notes.
