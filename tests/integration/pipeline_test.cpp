@@ -97,8 +97,8 @@ TEST(Pipeline, FourOrderedStagesWithCrashesHaveNoDuplicatesGapsOrReordering) {
         }
     };
 
-    std::vector<std::thread> workers;
-    for (int i = 0; i < 6; ++i) workers.emplace_back(worker, i);
+    joined_threads workers(done);
+    for (int i = 0; i < 6; ++i) workers.start(worker, i);
 
     auto output_count = [&] {
         return std::stoi(cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = '" + stage_queue(stages) + "'"));
@@ -114,8 +114,7 @@ TEST(Pipeline, FourOrderedStagesWithCrashesHaveNoDuplicatesGapsOrReordering) {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(240);
     while (output_count() < partitions * per_partition && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    done = true;
-    for (auto& t : workers) t.join();
+    workers.join();
     if (output_count() < partitions * per_partition) {
         // What holds the pipeline up: every cursor of the stage queues that still has messages.
         for (int k = 0; k < stages; ++k)

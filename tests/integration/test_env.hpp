@@ -8,9 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace queen::test {
@@ -44,5 +47,27 @@ bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = 
 // Acks one message (as existing clients do: transactionId + partitionId + leaseId).
 nlohmann::json ack(http_client& c, const nlohmann::json& message, const std::string& status = "completed",
                    const std::string& group = "");
+
+// Worker threads that are told to stop (`stop` set) and joined when this goes out of scope,
+// so that a test failing while they run (an ASSERT, a broker that does not start) ends as a
+// failure of that test rather than std::terminate of the whole binary.
+class joined_threads {
+public:
+    explicit joined_threads(std::atomic<bool>& stop) : stop_(stop) {}
+    ~joined_threads() { join(); }
+    joined_threads(const joined_threads&) = delete;
+    joined_threads& operator=(const joined_threads&) = delete;
+    template <class F, class... A>
+    void start(F&& f, A&&... args) { threads_.emplace_back(std::forward<F>(f), std::forward<A>(args)...); }
+    void join() {
+        stop_ = true;
+        for (auto& t : threads_)
+            if (t.joinable()) t.join();
+    }
+
+private:
+    std::atomic<bool>& stop_;
+    std::vector<std::thread> threads_;
+};
 
 }  // namespace queen::test
