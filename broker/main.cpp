@@ -80,8 +80,9 @@ db::connection_settings connection_settings_of(const config::broker_config& cfg)
 schema::migration_report prepare_schema(const config::broker_config& cfg, const std::string& conninfo) {
     auto report = cfg.apply_schema ? schema::apply(conninfo, cfg.db_startup_wait)
                                    : schema::check(conninfo, cfg.db_startup_wait);
-    log::info("schema version {} ({} migrations applied now); payloads may nest {} levels", report.database_version,
-              report.applied, report.max_payload_depth);
+    log::info("schema version {} ({} migrations applied now, procedures {}); payloads may nest {} levels",
+              report.database_version, report.applied, report.procedures_applied ? "applied" : "unchanged",
+              report.max_payload_depth);
     auto codec = schema::detect_codec_path(conninfo);
     log::info("{}", schema::describe(codec));
     schema::enforce(cfg.extension, codec);

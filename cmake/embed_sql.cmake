@@ -1,5 +1,6 @@
 # Writes OUT: a C++ file with every sql/migrations and sql/procedures file as a string,
-# sorted by name, so the broker carries its schema without reading files at run time.
+# sorted by name, so the broker carries its schema without reading files at run time, and
+# the SHA-256 of the procedure files' names and texts (embedded_procedures_fingerprint()).
 file(GLOB MIGRATIONS ${SQL_ROOT}/migrations/*.sql)
 file(GLOB PROCEDURES ${SQL_ROOT}/procedures/*.sql)
 list(SORT MIGRATIONS)
@@ -15,10 +16,17 @@ foreach(KIND migrations procedures)
   foreach(F ${FILES})
     get_filename_component(NAME ${F} NAME)
     file(READ ${F} TEXT)
+    if(KIND STREQUAL "procedures")
+      # Name, length, text: no two different bundles hash the same bytes.
+      string(LENGTH "${TEXT}" TEXT_LENGTH)
+      string(APPEND FINGERPRINTED "${NAME} ${TEXT_LENGTH} ${TEXT}")
+    endif()
     string(APPEND CONTENT "    {\"${NAME}\", R\"queen_sql(${TEXT})queen_sql\"},\n")
   endforeach()
   string(APPEND CONTENT "  };\n  return files;\n}\n")
 endforeach()
+string(SHA256 FINGERPRINT "${FINGERPRINTED}")
+string(APPEND CONTENT "std::string_view embedded_procedures_fingerprint() { return \"${FINGERPRINT}\"; }\n")
 string(APPEND CONTENT "}  // namespace queen::schema\n")
 include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
 write_if_changed(${OUT} "${CONTENT}")

@@ -5,11 +5,13 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 namespace queen::schema {
 namespace {
@@ -33,13 +35,33 @@ conn_ptr connect_with_retry(const std::string& conninfo, std::chrono::millisecon
     }
 }
 
+// A statement's failure, with its SQLSTATE ("" when libpq has none).
+class sql_error : public std::runtime_error {
+public:
+    sql_error(const std::string& what, std::string sqlstate) : std::runtime_error(what), sqlstate_(std::move(sqlstate)) {}
+    const std::string& sqlstate() const noexcept { return sqlstate_; }
+
+private:
+    std::string sqlstate_;
+};
+
+void check_result(PGconn* conn, const PGresult* res, const std::string& what) {
+    auto status = PQresultStatus(res);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+    const char* state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
+    throw sql_error(what + " failed: " + PQerrorMessage(conn), state ? state : "");
+}
+
 result_ptr exec(PGconn* conn, const std::string& sql, const std::string& what) {
     result_ptr res(PQexec(conn, sql.c_str()), &PQclear);
-    auto status = PQresultStatus(res.get());
-    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-        std::string msg = PQerrorMessage(conn);
-        throw std::runtime_error(what + " failed: " + msg);
-    }
+    check_result(conn, res.get(), what);
+    return res;
+}
+
+result_ptr exec_params(PGconn* conn, const char* sql, const std::string& value, const std::string& what) {
+    const char* values[] = {value.c_str()};
+    result_ptr res(PQexecParams(conn, sql, 1, nullptr, values, nullptr, nullptr, 0), &PQclear);
+    check_result(conn, res.get(), what);
     return res;
 }
 
@@ -63,6 +85,54 @@ int payload_depth_limit(PGconn* conn) {
         throw std::runtime_error("the database's queen procedures predate this broker (queen.max_payload_depth() "
                                  "is missing); start it once with QUEEN_APPLY_SCHEMA=1");
     return limit;
+}
+
+// How long a broker keeps retrying the procedures while traffic holds the locks they need.
+constexpr std::chrono::seconds procedures_patience{60};
+
+// The fingerprint of the procedures the database last applied ("" when none is recorded).
+std::string stored_fingerprint(PGconn* conn) {
+    auto res = exec(conn, "SELECT fingerprint FROM queen.procedure_bundle", "reading the procedure fingerprint");
+    return PQntuples(res.get()) > 0 ? std::string(PQgetvalue(res.get(), 0, 0)) : std::string();
+}
+
+// Applies every procedure file and records the bundle's fingerprint in one transaction,
+// unless the database already holds this fingerprint; returns whether it applied them.
+// Gives way to traffic: each lock wait is cut at half of deadlock_timeout (at most 200 ms),
+// before PostgreSQL's deadlock check could cancel a client's transaction instead; the whole
+// transaction is then rolled back and tried again, for up to procedures_patience.
+bool apply_procedures(PGconn* c) {
+    const std::string fingerprint(embedded_procedures_fingerprint());
+    if (stored_fingerprint(c) == fingerprint) return false;
+    const auto deadline = std::chrono::steady_clock::now() + procedures_patience;
+    std::chrono::milliseconds pause{50};
+    for (;;) {
+        try {
+            exec(c, "BEGIN", "BEGIN");
+            exec(c,
+                 "SELECT set_config('lock_timeout', greatest(1, least(200, setting::int / 2))::text || 'ms', true) "
+                 "FROM pg_catalog.pg_settings WHERE name = 'deadlock_timeout'",
+                 "setting lock_timeout");
+            for (const auto& p : embedded_procedures()) exec(c, std::string(p.text), "procedures " + std::string(p.name));
+            exec_params(c,
+                        "INSERT INTO queen.procedure_bundle (fingerprint) VALUES ($1) ON CONFLICT (singleton) "
+                        "DO UPDATE SET fingerprint = EXCLUDED.fingerprint, applied_at = now()",
+                        fingerprint, "recording the procedure fingerprint");
+            exec(c, "COMMIT", "COMMIT");
+            return true;
+        } catch (const sql_error& e) {
+            PQclear(PQexec(c, "ROLLBACK"));
+            // 55P03 lock_not_available (lock_timeout), 40P01 deadlock_detected.
+            const bool lock_wait = e.sqlstate() == "55P03" || e.sqlstate() == "40P01";
+            if (!lock_wait || std::chrono::steady_clock::now() + pause > deadline) throw;
+            log::warn("schema: the procedures wait for locks that traffic holds; trying again in {} ms", pause.count());
+        } catch (...) {
+            PQclear(PQexec(c, "ROLLBACK"));
+            throw;
+        }
+        std::this_thread::sleep_for(pause);
+        pause = std::min(pause * 2, std::chrono::milliseconds(1000));
+    }
 }
 
 void refuse_if_newer(int db_version) {
@@ -127,14 +197,7 @@ migration_report apply(const std::string& conninfo, std::chrono::milliseconds co
             log::info("schema: applied migration {}", m.name);
             ++report.applied;
         }
-        exec(c, "BEGIN", "BEGIN");
-        try {
-            for (const auto& p : embedded_procedures()) exec(c, std::string(p.text), "procedures " + std::string(p.name));
-            exec(c, "COMMIT", "COMMIT");
-        } catch (...) {
-            PQclear(PQexec(c, "ROLLBACK"));
-            throw;
-        }
+        report.procedures_applied = apply_procedures(c);
         report.database_version = database_version(c);
         report.max_payload_depth = payload_depth_limit(c);
     } catch (...) {

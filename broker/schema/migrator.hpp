@@ -1,8 +1,9 @@
 #pragma once
 // Applies the embedded schema at boot: numbered migrations once each (recorded in
-// queen.schema_version), then every procedure file (CREATE OR REPLACE), all under a session
-// advisory lock so that brokers starting together take turns. A database whose schema is
-// newer than this broker's is refused with a clear message.
+// queen.schema_version), then every procedure file (CREATE OR REPLACE) unless the database
+// already holds this bundle (queen.procedure_bundle), all under a session advisory lock so
+// that brokers starting together take turns. A database whose schema is newer than this
+// broker's is refused with a clear message.
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@ struct migration_report {
     int database_version = 0;   // after the run
     int applied = 0;            // migrations applied by this run
     int max_payload_depth = 0;  // queen.max_payload_depth(), read after the run
+    bool procedures_applied = false;  // false: the database already held these procedures
 };
 
 // The number a migration file name starts with ("0007_consumer_groups.sql" → 7).
