@@ -84,6 +84,20 @@ SELECT version, ready_at = now() AS ready_now FROM queen.log_consumers
  WHERE partition_id = pg_temp.part(4);
 ROLLBACK;
 
+-- cursor_counts: one row per cursor, its visible version; inside stats_page (the periodic
+-- stats snapshot), whose settings leave the ordered scan, one key entry per cursor for
+-- partition_stats and one for the group rows
+BEGIN;
+SELECT count(*) AS cursors, bool_and(c.committed = lc.committed AND c.ready_at IS NOT DISTINCT FROM lc.ready_at)
+       AS visible_values
+  FROM queen.cursor_counts((SELECT array_agg(id) FROM pg_temp.parts)) c
+  JOIN queen.log_consumers lc ON lc.partition_id = c.partition_id AND lc.consumer_group = c.consumer_group;
+INSERT INTO queen.stats_snapshots (started_at) VALUES (now());
+SELECT pg_temp.key_entries_read(format($q$SELECT queen.stats_page(%s, 1, %s, 2)$q$,
+           (SELECT max(id) FROM queen.stats_snapshots), pg_temp.part(7) - 1)) AS stats_page_entries;
+SELECT cursors, lag FROM queen.group_stats WHERE snapshot_id = (SELECT max(id) FROM queen.stats_snapshots);
+ROLLBACK;
+
 -- the tids lock_cursors returns are the newest versions'
 BEGIN;
 SELECT count(*) AS newest_tids
