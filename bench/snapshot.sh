@@ -45,7 +45,9 @@
 #
 # The end: per holder a table by minute (control and holder msg/s consumed end to end, their
 # ratio, the dead tuples and total size of each hot table on both sides), the medians, the
-# slowest holder minute, and issue 12's targets as PASS/FAIL lines (bench/lib/snapshot_report.awk).
+# slowest holder minute, and issue 12's targets as PASS/FAIL lines (bench/lib/snapshot_report.awk);
+# then per holder the statements with the most time per 1,000 messages on each side
+# (pg_stat_statements, reset when the holder starts; bench/lib/snapshot_statements.awk).
 # The exit status is 1 only for a broken run (a slot whose queen_bench failed, a holder that
 # held nothing, a broker or server that died), never for a missed target.
 #
@@ -148,6 +150,7 @@ max_wal_senders = 10
 CONF
     pg_stop
     as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$WORK/pg-$1/postgres.log" -w -t 60 start >/dev/null
+    pg_sql postgres "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
     SIDE_DATA[$1]=$PG_DATA
     SIDE_PORT[$1]=$PG_PORT
 }
@@ -191,6 +194,19 @@ sample() {  # phase name, minute, phase dir
         coalesce((SELECT max(age(backend_xmin)) FROM pg_stat_activity WHERE datname = 'queen'), 0),
         coalesce((SELECT max(age(backend_xmin)) FROM pg_stat_replication), -1)") &&
         printf '%s\t%s\n' "$row" "$(cut -d' ' -f1 /proc/loadavg)" >>"$3/db.tsv" || true
+    statements_sample "$1" "$2" "$3"
+}
+
+# statements.tsv of a phase (phase, minute, calls, total ms, shared blocks hit and read, rows,
+# top level (t/f), statement): the 60 statements of the broker database with the most execution time since the
+# holder started, cumulative (pg_stat_statements, track = all, so the statements inside the
+# queen.* functions too). Minute-to-minute differences show which statement a holder makes
+# dearer; the two sides are matched by text, as their query ids differ.
+statements_sample() {  # phase name, minute, phase dir
+    psql_tab postgres "SELECT '$1', '$2', calls, round(total_exec_time::numeric, 1), shared_blks_hit,
+        shared_blks_read, rows, toplevel, left(regexp_replace(query, '\s+', ' ', 'g'), 200)
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'queen')
+        ORDER BY total_exec_time DESC LIMIT 60" >>"$3/statements.tsv" || true
 }
 
 # "LSN<TAB>segment files in pg_wal" of the current side's primary now.
@@ -269,6 +285,11 @@ slots_note() {  # dir
         2>/dev/null || echo "no result from queen_bench"
 }
 
+# Messages sent (and, verified, consumed) over all slots of a side.
+side_messages() {  # dir
+    cat "$1"/slot-*.jsonl 2>/dev/null | jq -s '[.[] | select(.type != "interval") | .duration.messagesSent] | add // 0'
+}
+
 # The same alternating load for WARMUP minutes with no holder, measured by nobody. Why: a new
 # cluster has one WAL segment file, so the first holder alone would create (zero-fill) every
 # segment file the later ones recycle (40 in its first 2 minutes here, one per 16 MB of WAL
@@ -309,6 +330,7 @@ run_holder() {  # holder
         broker_start "$s" "$dir"
     done
     holder_start "$h" "$WORK/${name[h]}" "$WORK/${name[c]}"
+    for s in h c; do use_side "$s"; pg_sql postgres "SELECT pg_stat_statements_reset()" >/dev/null; done
     for s in h c; do use_side "$s"; sample "${name[$s]}" 0 "$WORK/${name[$s]}"; done
     for m in $(seq 1 "$SLOTS"); do
         for s in $(pair_order "$m"); do run_slot "$s" "$WORK/${name[$s]}" "${name[$s]}" "$m"; done
@@ -350,7 +372,14 @@ done >"$WORK/intervals.tsv"
 cat "$WORK"/*-holder/tables.tsv "$WORK"/*-control/tables.tsv >"$WORK/tables.tsv"
 echo
 cat "$WORK/notes.txt"
-awk -f "$ROOT/bench/lib/snapshot_report.awk" -v holders="$HOLDERS" -v interval="$SAMPLE_SECONDS" "$WORK/intervals.tsv" "$WORK/tables.tsv" | tee "$WORK/report.txt"
+{
+    awk -f "$ROOT/bench/lib/snapshot_report.awk" -v holders="$HOLDERS" -v interval="$SAMPLE_SECONDS" "$WORK/intervals.tsv" "$WORK/tables.tsv"
+    for h in $HOLDERS; do
+        awk -f "$ROOT/bench/lib/snapshot_statements.awk" -v holder="$h" \
+            -v msgs_h="$(side_messages "$WORK/$h-holder")" -v msgs_c="$(side_messages "$WORK/$h-control")" \
+            "$WORK/$h-holder/statements.tsv" "$WORK/$h-control/statements.tsv"
+    done
+} | tee "$WORK/report.txt"
 if ((${#BROKEN[@]})); then
     printf 'BROKEN: %s\n' "${BROKEN[@]}"
     exit 1
