@@ -98,6 +98,17 @@ SELECT pg_temp.key_entries_read(format($q$SELECT queen.stats_page(%s, 1, %s, 2)$
 SELECT cursors, lag FROM queen.group_stats WHERE snapshot_id = (SELECT max(id) FROM queen.stats_snapshots);
 ROLLBACK;
 
+-- the operator's per-queue counts computed now, under the planner's defaults (queue_detail:
+-- GET /api/v1/resources/queues/Q; status_queue_partitions: GET /api/v1/status/queues/Q):
+-- queue_detail one key entry per cursor, plus the two versions that mark_ready's rolled-back
+-- updates above left on one cursor (the scan marks them dead); status_queue_partitions two
+-- per cursor, its counts and its consumption. Each read all 301 versions before.
+SELECT pg_temp.key_entries_read($q$SELECT count(*) FROM queen.queue_detail('plans_q')$q$) AS queue_detail_entries;
+SELECT pg_temp.key_entries_read($q$SELECT count(*) FROM queen.status_queue_partitions('plans_q')$q$)
+       AS status_queue_partitions_entries;
+SELECT count(*) AS partitions, sum("messages.total") AS total, sum("cursor.totalConsumed") AS consumed
+  FROM queen.status_queue_partitions('plans_q');
+
 -- the tids lock_cursors returns are the newest versions'
 BEGIN;
 SELECT count(*) AS newest_tids
