@@ -39,9 +39,14 @@
 #            REPEATABLE READ transaction on the broker database that reads
 #            queen.log_partitions and then sleeps for the whole run: side h's with
 #            hot_standby_feedback = on, side c's with it off. There max_standby_streaming_delay
-#            (STANDBY_DELAY, 30s as in a default standby) lets replay cancel the query once it
-#            has held up replay that long; the query is then started again after 1 s, and the
-#            cancellations are counted. The notes give the CPU-seconds each standby used.
+#            (STANDBY_DELAY, 0) lets replay cancel the query at once; the query is then started
+#            again after 1 s, and the cancellations are counted. Why 0 and not a default
+#            standby's 30s: the holder's standby replays while its side's load runs, and the
+#            control's must too. With 30s the control's replay stops behind its query for up to
+#            30 s at a time and catches up in bursts, partly in the holder's slots and partly
+#            after the phase; it then used 44 CPU-seconds where the holder's used 53 (with 0:
+#            59 and 54; docs/benchmarks.md, "The standby's control"). The notes give the
+#            CPU-seconds each standby used.
 #
 # The end: per holder a table by minute (control and holder msg/s consumed end to end, their
 # ratio, the dead tuples and total size of each hot table on both sides), the medians, the
@@ -55,7 +60,7 @@
 # SAMPLE_SECONDS [60] the slot, a divisor of DURATION x 60; WARMUP [DURATION, at most 6]
 # unmeasured minutes of the same alternating load before the first holder, in whole slot
 # pairs (rounded up; see warm_up);
-# BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [30s]; RESULTS_DIR [] where the raw
+# BENCH_ARGS [] extra queen_bench options; STANDBY_DELAY [0]; RESULTS_DIR [] where the raw
 # files (JSON lines, samples, logs) are copied; KEEP [0] keeps the work directory;
 # RATE_GUESS [25000] msgs/s and BYTES_PER_MESSAGE [500] (database bytes, measured ~450) for the
 # disk estimate.
@@ -70,7 +75,7 @@ HOLDERS=${HOLDERS:-"rr dump standby"}
 SAMPLE_SECONDS=${SAMPLE_SECONDS:-60}
 WARMUP=${WARMUP:-$((DURATION < 6 ? DURATION : 6))}
 BENCH_ARGS=${BENCH_ARGS:-}
-STANDBY_DELAY=${STANDBY_DELAY:-30s}
+STANDBY_DELAY=${STANDBY_DELAY:-0}
 RESULTS_DIR=${RESULTS_DIR:-}
 KEEP=${KEEP:-0}
 RATE_GUESS=${RATE_GUESS:-25000}
