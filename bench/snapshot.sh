@@ -203,8 +203,8 @@ sample() {  # phase name, minute, phase dir
 }
 
 # statements.tsv of a phase (phase, minute, calls, total ms, shared blocks hit and read, rows,
-# top level (t/f), statement): the 60 statements of the broker database with the most execution time since the
-# holder started, cumulative (pg_stat_statements, track = all, so the statements inside the
+# top level (t/f), statement): the 60 statements of the broker database with the most
+# execution time since the holder started, cumulative (pg_stat_statements, track = all, so the statements inside the
 # queen.* functions too). Minute-to-minute differences show which statement a holder makes
 # dearer; the two sides are matched by text, as their query ids differ.
 statements_sample() {  # phase name, minute, phase dir

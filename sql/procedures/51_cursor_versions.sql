@@ -85,6 +85,25 @@ $$;
 COMMENT ON FUNCTION queen.cursor_tid(bigint, text) IS
   'ctid of a cursor''s newest version, read newest first.';
 
+-- queen.partition_cursors(partition ids): every cursor of those partitions as this snapshot sees
+-- it, each read from its key (log_cursor_keys) newest version first, so the old versions a held
+-- snapshot keeps are not visited, as a join on partition_id alone would visit them. Callers run
+-- with enable_bitmapscan = off: a bitmap scan of a key visits all of its versions.
+CREATE OR REPLACE FUNCTION queen.partition_cursors(p_partition_ids bigint[])
+RETURNS SETOF queen.log_consumers
+LANGUAGE sql STABLE
+AS $$
+    SELECT c.*
+      FROM unnest(p_partition_ids) AS u(id)
+      JOIN queen.log_cursor_keys k ON k.partition_id = u.id
+     CROSS JOIN LATERAL (
+        SELECT lc.* FROM queen.log_consumers lc
+         WHERE lc.partition_id = k.partition_id AND lc.consumer_group = k.consumer_group
+         ORDER BY lc.version DESC LIMIT 1) c
+$$;
+COMMENT ON FUNCTION queen.partition_cursors(bigint[]) IS
+  'The cursors of partitions, each read newest version first from its key.';
+
 -- queen.lock_cursors(group, partitions): locks the group's cursor on each partition FOR UPDATE,
 -- in partition order (the lock order of every locker of several cursors), reading each newest
 -- first; their ctids. A missing cursor has none.

@@ -14,10 +14,8 @@ COMMENT ON FUNCTION queen.stats_lock_key() IS
   'Session advisory lock key held by the stats refresh in progress.';
 
 -- queen.cursor_counts(partition ids): every cursor of those partitions with its lag, leased
--- count and dead letters (the rule above, in one place). Each cursor is read from its key
--- (log_cursor_keys, insert-only) newest version first, so the old versions a held snapshot
--- keeps are not visited (51_cursor_versions.sql); a join on partition_id alone would visit
--- every one of them on each refresh.
+-- count and dead letters (the rule above, in one place); the cursors come from
+-- queen.partition_cursors, which does not visit the versions a held snapshot keeps.
 CREATE OR REPLACE FUNCTION queen.cursor_counts(p_partition_ids bigint[])
 RETURNS TABLE(partition_id bigint, queue_id bigint, consumer_group text, committed bigint, head bigint,
               lag bigint, leased bigint, live boolean, ready_at timestamptz, lease_id uuid,
@@ -30,12 +28,7 @@ AS $$
            l.live, c.ready_at, CASE WHEN l.live THEN c.lease_id END, CASE WHEN l.live THEN c.lease_expires_at END,
            (SELECT count(*) FROM queen.dead_letters d
              WHERE d.partition_id = c.partition_id AND d.consumer_group = c.consumer_group)
-      FROM unnest(p_partition_ids) AS u(id)
-      JOIN queen.log_cursor_keys k ON k.partition_id = u.id
-     CROSS JOIN LATERAL (
-        SELECT lc.* FROM queen.log_consumers lc
-         WHERE lc.partition_id = k.partition_id AND lc.consumer_group = k.consumer_group
-         ORDER BY lc.version DESC LIMIT 1) c
+      FROM queen.partition_cursors(p_partition_ids) c
      CROSS JOIN LATERAL queen.partition_head(c.partition_id) h
      CROSS JOIN LATERAL (SELECT coalesce(c.lease_id IS NOT NULL AND c.lease_expires_at > now(), false) AS live) l
 $$;
@@ -77,8 +70,8 @@ RETURNS TABLE(last_partition_id bigint, partitions integer)
 LANGUAGE plpgsql
 SET enable_seqscan = off
 -- A bitmap scan of a cursor's key visits every version of it before sorting them, and under a
--- held snapshot none can be pruned; the ordered scan of the key index in cursor_counts stops
--- at the newest (51_cursor_versions.sql).
+-- held snapshot none can be pruned; the ordered scan of the key index in partition_cursors
+-- stops at the newest (51_cursor_versions.sql).
 SET enable_bitmapscan = off
 AS $$
 DECLARE

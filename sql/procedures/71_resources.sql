@@ -48,9 +48,9 @@ RETURNS TABLE(queue_id bigint, queue_name text, namespace text, task text, queue
               processing bigint, completed bigint, dead_letter bigint, newest_at timestamptz,
               oldest_waiting_at timestamptz)
 LANGUAGE sql STABLE
--- The ordered scan of each cursor's key, newest version first (cursor_counts): a bitmap scan
--- would visit every version a held snapshot keeps. One call per request, so the plan this
--- setting costs (no inlining) is made once per request.
+-- The ordered scan of each cursor's key, newest version first (queen.partition_cursors): a
+-- bitmap scan would visit every version a held snapshot keeps. One call per request, so the
+-- plan this setting costs (no inlining) is made once per request.
 SET enable_bitmapscan = off
 AS $$
     SELECT q.id, q.name, q.namespace, q.task, q.created_at,

@@ -369,7 +369,7 @@ RETURNS TABLE(id text, name text, "createdAt" text,
               "cursor.totalConsumed" bigint, "cursor.batchesConsumed" bigint,
               "lastActivity" text, "oldestMessage" text, "newestMessage" text)
 LANGUAGE sql STABLE
--- Each cursor read from its key, newest version first (see queen.queue_detail).
+-- The ordered scan of each cursor's key (queen.partition_cursors; see queen.queue_detail).
 SET enable_bitmapscan = off
 AS $$
     SELECT p.id::text, p.name, queen.iso_time(p.created_at),
@@ -381,12 +381,7 @@ AS $$
       JOIN queen.log_partitions p ON p.queue_id = q.id
      CROSS JOIN LATERAL queen.partition_stats(ARRAY[p.id]) s
       LEFT JOIN LATERAL (SELECT sum(c.committed) AS consumed, max(c.committed_at) AS last_commit
-                           FROM queen.log_cursor_keys k
-                          CROSS JOIN LATERAL (
-                             SELECT lc.committed, lc.committed_at FROM queen.log_consumers lc
-                              WHERE lc.partition_id = k.partition_id AND lc.consumer_group = k.consumer_group
-                              ORDER BY lc.version DESC LIMIT 1) c
-                          WHERE k.partition_id = p.id) g ON true
+                           FROM queen.partition_cursors(ARRAY[p.id]) c) g ON true
      WHERE q.name = p_queue
      ORDER BY p.name
 $$;
