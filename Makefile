@@ -101,7 +101,7 @@ soak: build
 # standby with hot_standby_feedback) DURATION minutes of the headline load with it and
 # DURATION minutes with its control, on two primaries taking turns minute by minute;
 # throughput and hot-table bloat per minute (docs/benchmarks.md). DURATION in minutes;
-# HOLDERS selects holders (bench/snapshot.sh).
+# HOLDERS selects holders ("none": an A/A run, the method's noise; bench/snapshot.sh).
 DURATION ?= 10
 
 bench-snapshot: build

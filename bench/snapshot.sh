@@ -47,16 +47,21 @@
 #            after the phase; it then used 44 CPU-seconds where the holder's used 53 (with 0:
 #            59 and 54; docs/benchmarks.md, "The standby's control"). The notes give the
 #            CPU-seconds each standby used.
+#   none     nothing on either side: an A/A run, whose ratios are the method's own noise on
+#            this machine, to read the holders' against.
 #
 # The end: per holder a table by minute (control and holder msg/s consumed end to end, their
 # ratio, the dead tuples and total size of each hot table on both sides), the medians, the
 # slowest holder minute, and issue 12's targets as PASS/FAIL lines (bench/lib/snapshot_report.awk);
+# then per holder and slot what else ran beside it (checkpoints, autovacuum runs, the active
+# backends' wait events; bench/lib/snapshot_events.awk), to attribute a slow minute;
 # then per holder the statements with the most time per 1,000 messages on each side
 # (pg_stat_statements, reset when the holder starts; bench/lib/snapshot_statements.awk).
 # The exit status is 1 only for a broken run (a slot whose queen_bench failed, a holder that
 # held nothing, a broker or server that died), never for a missed target.
 #
-# Environment: DURATION [10] minutes of load per side and holder; HOLDERS ["rr dump standby"];
+# Environment: DURATION [10] minutes of load per side and holder; HOLDERS ["rr dump standby"]
+# (and none);
 # SAMPLE_SECONDS [60] the slot, a divisor of DURATION x 60; WARMUP [DURATION, at most 6]
 # unmeasured minutes of the same alternating load before the first holder, in whole slot
 # pairs (rounded up; see warm_up);
@@ -88,7 +93,7 @@ die() { log "$*"; exit 1; }
 [[ $WARMUP =~ ^[0-9]+$ ]] || die "WARMUP must be a whole number of minutes, got '$WARMUP'"
 [[ $SAMPLE_SECONDS =~ ^[1-9][0-9]*$ ]] && ((DURATION * 60 % SAMPLE_SECONDS == 0 && WARMUP * 60 % SAMPLE_SECONDS == 0)) ||
     die "SAMPLE_SECONDS must divide DURATION x 60 and WARMUP x 60, got '$SAMPLE_SECONDS'"
-for h in $HOLDERS; do [[ $h == rr || $h == dump || $h == standby ]] || die "unknown holder '$h' (rr, dump, standby)"; done
+for h in $HOLDERS; do [[ $h == rr || $h == dump || $h == standby || $h == none ]] || die "unknown holder '$h' (rr, dump, standby, none)"; done
 for tool in jq curl awk; do command -v "$tool" >/dev/null || die "$tool is needed"; done
 [[ -x $BUILD_DIR/queen && -x $BUILD_DIR/queen_bench ]] || die "build queen and queen_bench in $BUILD_DIR first"
 [[ $(id -u) != 0 ]] || id postgres >/dev/null 2>&1 || die "as root the servers run as the user postgres, which does not exist"
@@ -152,6 +157,9 @@ side_start() {  # side
 # bench/snapshot.sh: a primary that can feed a standby
 wal_level = replica
 max_wal_senders = 10
+# every autovacuum and checkpoint in postgres.log, for the report's events by slot
+log_autovacuum_min_duration = 0
+log_checkpoints = on
 CONF
     pg_stop
     as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$WORK/pg-$1/postgres.log" -w -t 60 start >/dev/null
@@ -230,6 +238,7 @@ wal_note() {  # wal_state at the start
 # Starts a holder and its control, held until holders_stop.
 holder_start() {  # holder, holder side's dir, control side's dir
     case "$1" in
+        none) log "holder: none; control: none (the difference between the sides is the method's own noise)" ;;
         rr) use_side h && rr_start "$2" && log "control: none" ;;
         dump) use_side h && dump_start queen "$2" && log "control: the same loop, which holds no snapshot on side c" ;;
         standby)
@@ -246,7 +255,7 @@ holder_note() {  # holder, side, dir
         dump/c) echo "side h's pg_dump loop ran through these slots" ;;
         standby/*) echo "the standby's query was cancelled by replay $(grep -c . "$3/standby.tsv" 2>/dev/null || echo 0) times; $(standby_cpu_note)" ;;
         rr/h) echo "REPEATABLE READ session held, oldest xmin age at the end $(tail -n 1 "$3/db.tsv" | cut -f5)" ;;
-        rr/c) echo "no holder" ;;
+        rr/c | none/*) echo "no holder" ;;
     esac
 }
 
@@ -259,14 +268,36 @@ bench_run() {  # side, dir, label, slot number, seconds
         $BENCH_ARGS >"$2/slot-$4.out" 2>"$2/slot-$4.err"
 }
 
+# waits.tsv of a phase while its slot runs (phase, slot, epoch, backend, wait event or CPU,
+# count): the active backends of the side's broker database once a second, through one psql
+# session, until killed (its pid is the caller's $!).
+waits_sampler_start() {  # phase name, slot number, phase dir
+    while :; do
+        echo "SELECT '$1', '$2', extract(epoch FROM now())::bigint,
+            CASE WHEN application_name = 'pg_dump' THEN 'pg_dump' WHEN backend_type = 'client backend' THEN 'client'
+                 ELSE backend_type END, coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*)
+            FROM pg_stat_activity WHERE datname = 'queen' AND pid <> pg_backend_pid()
+             AND (state = 'active' OR backend_type <> 'client backend') GROUP BY 4, 5;"
+        sleep 1
+    done | "$PG_BIN/psql" -X -q -t -A -F $'\t' "$(pg_conninfo postgres)" >>"$3/waits.tsv" 2>/dev/null &
+}
+
 # Runs one slot on a side and samples its database after it; a failed slot is recorded.
+# slots.tsv of the phase gets the slot's side, start and end (epochs) and rate.
 run_slot() {  # side, dir, phase name, slot number
-    local rc=0
+    local rc=0 t0 waits_pid
     use_side "$1"
+    t0=$(date +%s)
+    waits_sampler_start "$3" "$4" "$2"
+    waits_pid=$!
     bench_run "$1" "$2" "$3" "$4" "$SAMPLE_SECONDS" &
     BENCH_PID=$!
     wait "$BENCH_PID" || rc=$?
     BENCH_PID=""
+    kill "$waits_pid" 2>/dev/null || true
+    wait "$waits_pid" 2>/dev/null || true
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$3" "$4" "$1" "$t0" "$(date +%s)" \
+        "$(jq -r 'select(.type == "interval") | .consumePerSecond' "$2/slot-$4.jsonl" 2>/dev/null | head -n 1)" >>"$2/slots.tsv"
     ((rc == 0)) || BROKEN+=("$3 slot $4: queen_bench exited $rc (see $2/slot-$4.err)")
     kill -0 "${BROKER_PID[$1]}" 2>/dev/null || die "the broker of side $1 died (see $2/broker.log)"
     sample "$3" "$4" "$2"
@@ -375,10 +406,14 @@ for h in $HOLDERS; do
     done
 done >"$WORK/intervals.tsv"
 cat "$WORK"/*-holder/tables.tsv "$WORK"/*-control/tables.tsv >"$WORK/tables.tsv"
+cat "$WORK"/*-holder/slots.tsv "$WORK"/*-control/slots.tsv >"$WORK/slots.tsv" 2>/dev/null || true
+cat "$WORK"/*-holder/waits.tsv "$WORK"/*-control/waits.tsv >"$WORK/waits.tsv" 2>/dev/null || true
 echo
 cat "$WORK/notes.txt"
 {
     awk -f "$ROOT/bench/lib/snapshot_report.awk" -v holders="$HOLDERS" -v interval="$SAMPLE_SECONDS" "$WORK/intervals.tsv" "$WORK/tables.tsv"
+    awk -f "$ROOT/bench/lib/snapshot_events.awk" -v holders="$HOLDERS" "$WORK/slots.tsv" "$WORK/waits.tsv" \
+        h=1 "$WORK/pg-h/postgres.log" h=0 "$WORK/pg-c/postgres.log"
     for h in $HOLDERS; do
         awk -f "$ROOT/bench/lib/snapshot_statements.awk" -v holder="$h" \
             -v msgs_h="$(side_messages "$WORK/$h-holder")" -v msgs_c="$(side_messages "$WORK/$h-control")" \

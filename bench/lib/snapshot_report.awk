@@ -17,6 +17,7 @@ BEGIN {
     unit_name = interval == 60 ? "minute" : interval " s interval"
     title["rr"] = "idle REPEATABLE READ session on the broker database (holder) vs none (control)"
     title["dump"] = "pg_dump loop of the holder side's broker database, through the slots of both sides"
+    title["none"] = "no holder on either side: the method's own noise (an A/A run)"
     title["standby"] = "standby with one long REPEATABLE READ query, hot_standby_feedback on (holder) vs off (control)"
 }
 

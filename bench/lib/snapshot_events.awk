@@ -1,0 +1,93 @@
+# The events beside each slot of bench/snapshot.sh, to attribute a slow minute: per holder and
+# minute, for the holder's slot and then the control's, the slot's rate, what each primary's
+# log shows starting or ending inside that slot (checkpoints, autovacuum and autoanalyze runs
+# of 0.1 s or more, with their elapsed seconds), and what the active side's backends were doing (pg_stat_activity
+# sampled once a second: the share of samples per wait event, "CPU" for none).
+#
+#   awk -f snapshot_events.awk -v holders="standby" slots.tsv waits.tsv h=1 pg-h/postgres.log h=0 pg-c/postgres.log
+#
+# slots.tsv: phase, slot, side (h|c), start epoch, end epoch, consumed/s. waits.tsv: phase,
+# slot, epoch, backend (client, autovacuum worker, pg_dump, ...), wait event (or CPU), count.
+# The logs: PostgreSQL's default line prefix ("YYYY-MM-DD HH:MM:SS.mmm UTC [pid] LOG:  ...").
+BEGIN { FS = "\t" }
+
+FILENAME ~ /slots\.tsv$/ {
+    key = $1 SUBSEP $2
+    side[key] = $3; start[key] = $4; stop[key] = $5; rate[key] = $6
+    next
+}
+
+FILENAME ~ /waits\.tsv$/ {
+    key = $1 SUBSEP $2
+    if (!((key, $3) in seen)) { seen[key, $3] = 1; samples[key]++ }
+    w = ($4 == "client" ? "" : $4 "/") $5
+    waits[key, w] += $6
+    if (!((key, w) in listed)) { listed[key, w] = 1; names[key] = names[key] "\t" w }
+    next
+}
+
+# A primary's log: h is 1 for side h's, 0 for side c's.
+{
+    s = h ? "h" : "c"
+    if ($0 ~ /^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9]/) {
+        t = mktime(substr($0, 1, 4) " " substr($0, 6, 2) " " substr($0, 9, 2) " " substr($0, 12, 2) " " substr($0, 15, 2) " " substr($0, 18, 2))
+        if ($0 ~ /LOG:  checkpoint starting: time/) add(s, t, "ckpt")
+        else if ($0 ~ /LOG:  automatic (vacuum|analyze) of table "[^".]*\.queen\./) {  # the broker's tables only
+            what = $0 ~ /automatic vacuum/ ? "av" : "an"
+            tbl = $0
+            sub(/.*of table "[^.]*\.[^.]*\./, "", tbl)
+            sub(/".*/, "", tbl)
+            pending = what ":" tbl; pending_at = t
+        }
+    } else if (pending != "" && match($0, /elapsed: [0-9.]+ s/)) {
+        el = substr($0, RSTART + 9, RLENGTH - 11) + 0
+        if (el >= 0.1) add(s, pending_at, sprintf("%s %.2f", pending, el))  # shorter runs are not worth a column
+        pending = ""
+    }
+}
+
+function add(s, t, text) { nev[s]++; ev_t[s, nev[s]] = t; ev_x[s, nev[s]] = text }
+
+# "ckpt, av:log_consumers 0.35 ..." for the events of side s from a to b (epochs).
+function events(s, a, b,   i, out) {
+    out = ""
+    for (i = 1; i <= nev[s]; i++)
+        if (ev_t[s, i] >= a && ev_t[s, i] < b) out = out (out == "" ? "" : ", ") ev_x[s, i]
+    return out == "" ? "-" : out
+}
+
+# The three commonest wait events of a slot, as shares of its active backends' samples.
+function top_waits(key,   n, parts, i, j, total, best, bi, out, used) {
+    n = split(substr(names[key], 2), parts, "\t")
+    total = 0
+    for (i = 1; i <= n; i++) total += waits[key, parts[i]]
+    if (total == 0) return "-"
+    out = ""
+    for (j = 1; j <= 3; j++) {
+        best = -1
+        for (i = 1; i <= n; i++)
+            if (!(i in used) && waits[key, parts[i]] > best) { best = waits[key, parts[i]]; bi = i }
+        if (best <= 0) break
+        used[bi] = 1
+        out = out (out == "" ? "" : " ") sprintf("%s %.0f%%", parts[bi], 100 * best / total)
+    }
+    return sprintf("%.1f active: ", total / samples[key]) out
+}
+
+function row(label, key, m) {
+    if (!(key in start)) return
+    printf "%-3s %-8s %7.0f  %-44s %-44s %s\n", m, label, rate[key], events("h", start[key], stop[key]),
+        events("c", start[key], stop[key]), top_waits(key)
+}
+
+END {
+    n = split(holders, hs, " ")
+    for (i = 1; i <= n; i++) {
+        printf "\n== events by slot: %s (events on side h's and side c's primary inside the slot; ckpt: a timed checkpoint started; av/an: autovacuum/autoanalyze of a table ended, elapsed s, runs of 0.1 s or more; waits: the active side's backends, mean active and the commonest wait events)\n", hs[i]
+        printf "%-3s %-8s %7s  %-44s %-44s %s\n", "min", "slot", "msgs/s", "events on h", "events on c", "waits"
+        for (m = 1; (hs[i] "-holder" SUBSEP m) in start || (hs[i] "-control" SUBSEP m) in start; m++) {
+            row("holder", hs[i] "-holder" SUBSEP m, m)
+            row("control", hs[i] "-control" SUBSEP m, m)
+        }
+    }
+}
