@@ -269,15 +269,27 @@ bench_run() {  # side, dir, label, slot number, seconds
 }
 
 # waits.tsv of a phase while its slot runs (phase, slot, epoch, backend, wait event or CPU,
-# count): the active backends of the side's broker database once a second, through one psql
-# session, until killed (its pid is the caller's $!).
+# blockers, count): the active backends of the side's broker database once a second, through
+# one psql session, until killed (its pid is the caller's $!). A backend is push, pop or ack
+# by the queen.* function its statement calls, else its kind (autovacuum worker, pg_dump,
+# other); blockers are the kinds of the backends a lock wait waits for (pg_blocking_pids),
+# "-" when it waits for none.
 waits_sampler_start() {  # phase name, slot number, phase dir
     while :; do
-        echo "SELECT '$1', '$2', extract(epoch FROM now())::bigint,
-            CASE WHEN application_name = 'pg_dump' THEN 'pg_dump' WHEN backend_type = 'client backend' THEN 'client'
-                 ELSE backend_type END, coalesce(wait_event_type || ':' || wait_event, 'CPU'), count(*)
-            FROM pg_stat_activity WHERE datname = 'queen' AND pid <> pg_backend_pid()
-             AND (state = 'active' OR backend_type <> 'client backend') GROUP BY 4, 5;"
+        echo "WITH a AS (
+            SELECT pid, state, wait_event_type, wait_event,
+                   CASE WHEN application_name = 'pg_dump' THEN 'pg_dump'
+                        WHEN backend_type <> 'client backend' THEN backend_type
+                        WHEN query LIKE '%queen.push(%' THEN 'push' WHEN query LIKE '%queen.pop(%' THEN 'pop'
+                        WHEN query LIKE '%queen.ack%' THEN 'ack' ELSE 'other' END AS what
+              FROM pg_stat_activity WHERE datname = 'queen' AND pid <> pg_backend_pid())
+        SELECT '$1', '$2', extract(epoch FROM now())::bigint, w.what,
+               coalesce(w.wait_event_type || ':' || w.wait_event, 'CPU'),
+               coalesce(CASE WHEN w.wait_event_type = 'Lock' THEN
+                   (SELECT string_agg(DISTINCT coalesce(b.what, 'other'), '+')
+                      FROM unnest(pg_blocking_pids(w.pid)) AS bp(pid) LEFT JOIN a b ON b.pid = bp.pid) END, '-'),
+               count(*)
+          FROM a w WHERE w.state = 'active' GROUP BY 4, 5, 6;"
         sleep 1
     done | "$PG_BIN/psql" -X -q -t -A -F $'\t' "$(pg_conninfo postgres)" >>"$3/waits.tsv" 2>/dev/null &
 }

@@ -2,12 +2,15 @@
 # minute, for the holder's slot and then the control's, the slot's rate, what each primary's
 # log shows starting or ending inside that slot (checkpoints, autovacuum and autoanalyze runs
 # of 0.1 s or more, with their elapsed seconds), and what the active side's backends were doing (pg_stat_activity
-# sampled once a second: the share of samples per wait event, "CPU" for none).
+# sampled once a second: the share of samples per backend and wait event, "CPU" for none), and
+# per phase who waits on a row or transaction lock for whom (push < ack: a push waiting for an
+# acknowledgement's transaction).
 #
 #   awk -f snapshot_events.awk -v holders="standby" slots.tsv waits.tsv h=1 pg-h/postgres.log h=0 pg-c/postgres.log
 #
 # slots.tsv: phase, slot, side (h|c), start epoch, end epoch, consumed/s. waits.tsv: phase,
-# slot, epoch, backend (client, autovacuum worker, pg_dump, ...), wait event (or CPU), count.
+# slot, epoch, backend (push, pop, ack, autovacuum worker, pg_dump, other), wait event (or CPU),
+# the kinds of backends a lock wait waits for ("-": none), count.
 # The logs: PostgreSQL's default line prefix ("YYYY-MM-DD HH:MM:SS.mmm UTC [pid] LOG:  ...").
 BEGIN { FS = "\t" }
 
@@ -19,10 +22,17 @@ FILENAME ~ /slots\.tsv$/ {
 
 FILENAME ~ /waits\.tsv$/ {
     key = $1 SUBSEP $2
-    if (!((key, $3) in seen)) { seen[key, $3] = 1; samples[key]++ }
-    w = ($4 == "client" ? "" : $4 "/") $5
-    waits[key, w] += $6
+    if (!((key, $3) in seen)) { seen[key, $3] = 1; samples[key]++; phase_samples[$1]++ }
+    w = $4 " " $5
+    waits[key, w] += $7
     if (!((key, w) in listed)) { listed[key, w] = 1; names[key] = names[key] "\t" w }
+    # over the phase: who waits on a lock for whom
+    if ($6 != "-") {
+        b = $4 "<" $6
+        blocked[$1, b] += $7
+        if (!(($1, b) in blisted)) { blisted[$1, b] = 1; bnames[$1] = bnames[$1] "\t" b }
+    }
+    active[$1] += $7
     next
 }
 
@@ -56,20 +66,20 @@ function events(s, a, b,   i, out) {
     return out == "" ? "-" : out
 }
 
-# The three commonest wait events of a slot, as shares of its active backends' samples.
+# The four commonest (backend, wait event) of a slot, as shares of its active backends' samples.
 function top_waits(key,   n, parts, i, j, total, best, bi, out, used) {
     n = split(substr(names[key], 2), parts, "\t")
     total = 0
     for (i = 1; i <= n; i++) total += waits[key, parts[i]]
     if (total == 0) return "-"
     out = ""
-    for (j = 1; j <= 3; j++) {
+    for (j = 1; j <= 4; j++) {
         best = -1
         for (i = 1; i <= n; i++)
             if (!(i in used) && waits[key, parts[i]] > best) { best = waits[key, parts[i]]; bi = i }
         if (best <= 0) break
         used[bi] = 1
-        out = out (out == "" ? "" : " ") sprintf("%s %.0f%%", parts[bi], 100 * best / total)
+        out = out (out == "" ? "" : ", ") sprintf("%s %.0f%%", parts[bi], 100 * best / total)
     }
     return sprintf("%.1f active: ", total / samples[key]) out
 }
@@ -80,14 +90,36 @@ function row(label, key, m) {
         events("c", start[key], stop[key]), top_waits(key)
 }
 
+# A phase's lock waits: "push<push 0.82, ack<push 0.10, ..." (waiter<blockers, backends
+# waiting per sample, the largest first).
+function lock_waits(phase,   n, parts, i, j, best, bi, out, used) {
+    n = split(substr(bnames[phase], 2), parts, "\t")
+    out = ""
+    for (j = 1; j <= n; j++) {
+        best = -1
+        for (i = 1; i <= n; i++)
+            if (!(i in used) && blocked[phase, parts[i]] > best) { best = blocked[phase, parts[i]]; bi = i }
+        used[bi] = 1
+        if (best / phase_samples[phase] < 0.01) break
+        out = out (out == "" ? "" : ", ") sprintf("%s %.2f", parts[bi], best / phase_samples[phase])
+    }
+    return out == "" ? "none" : out
+}
+
 END {
     n = split(holders, hs, " ")
     for (i = 1; i <= n; i++) {
-        printf "\n== events by slot: %s (events on side h's and side c's primary inside the slot; ckpt: a timed checkpoint started; av/an: autovacuum/autoanalyze of a table ended, elapsed s, runs of 0.1 s or more; waits: the active side's backends, mean active and the commonest wait events)\n", hs[i]
+        printf "\n== events by slot: %s (events on side h's and side c's primary inside the slot; ckpt: a timed checkpoint started; av/an: autovacuum/autoanalyze of a table ended, elapsed s, runs of 0.1 s or more; waits: the active side's backends, mean active and the commonest (backend, wait event))\n", hs[i]
         printf "%-3s %-8s %7s  %-44s %-44s %s\n", "min", "slot", "msgs/s", "events on h", "events on c", "waits"
         for (m = 1; (hs[i] "-holder" SUBSEP m) in start || (hs[i] "-control" SUBSEP m) in start; m++) {
             row("holder", hs[i] "-holder" SUBSEP m, m)
             row("control", hs[i] "-control" SUBSEP m, m)
+        }
+        for (j = 1; j <= 2; j++) {
+            ph = hs[i] (j == 1 ? "-holder" : "-control")
+            if (phase_samples[ph] == 0) continue
+            printf "%s: %.2f active backends per sample; waiting on a lock per sample (waiter<blockers): %s\n", ph,
+                active[ph] / phase_samples[ph], lock_waits(ph)
         }
     }
 }
