@@ -2,6 +2,7 @@
 // certificate the test makes, a refused certificate stopping the start, multi-host conninfo
 // with a dead first host, a failover to a promoted standby, keepalives on every connection,
 // and the statement timeout.
+#include "shell_command.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -214,12 +215,10 @@ TEST(DatabaseMultiHost, AFailoverToAPromotedStandbyIsFollowed) {
 std::map<std::string, std::string> keepalive_timers_of(int pid, int port) {
     const std::string cmd = "ss -tnopH state established '( dport = :" + std::to_string(port) + " )' 2>/dev/null";
     const std::string owner = "pid=" + std::to_string(pid) + ",";
-    std::unique_ptr<FILE, decltype(&::pclose)> out(::popen(cmd.c_str(), "r"), &::pclose);
-    if (!out) throw std::runtime_error("cannot run ss");
+    std::istringstream lines(run_shell(cmd).out);
     std::map<std::string, std::string> timers;
-    char line[1024];
-    while (std::fgets(line, sizeof line, out.get())) {
-        const std::string l(line);
+    std::string l;
+    while (std::getline(lines, l)) {
         if (l.find(owner) == std::string::npos) continue;
         std::istringstream columns(l);
         std::string recv_q, send_q, local;

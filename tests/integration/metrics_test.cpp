@@ -2,6 +2,7 @@
 // workload moves each counter by exactly its events, the snapshot gauges show the backlog,
 // queues past QUEEN_METRICS_MAX_QUEUES are summed as __other__, and `promtool check metrics`
 // accepts a scrape taken while pushes and pops run.
+#include "shell_command.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -379,14 +380,9 @@ TEST(MetricsPromtool, AcceptsAScrapeTakenDuringLoad) {
     const std::string path = "/tmp/queen-promtool-" + std::to_string(::getpid()) + ".txt";
     std::ofstream(path) << text;
     const std::string cmd = "promtool check metrics < " + path + " 2>&1";
-    FILE* p = ::popen(cmd.c_str(), "r");
-    ASSERT_NE(p, nullptr);
-    std::string output;
-    char buf[512];
-    while (std::fgets(buf, sizeof buf, p)) output += buf;
-    const int status = ::pclose(p);
+    const shell_result check = run_shell(cmd);
     std::remove(path.c_str());
-    EXPECT_EQ(status, 0) << output;
+    EXPECT_EQ(check.status, 0) << check.out;
     EXPECT_NE(text.find("queen_messages_published_total{queue=\"" + q + "\"}"), std::string::npos);
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // Helpers of the TLS tests: a throwaway PKI made with the openssl command (a CA, and server and
 // client certificates it signs), and curl/openssl runs whose output and exit status are read.
-#include <sys/wait.h>
+#include "shell_command.hpp"
+
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -15,24 +15,6 @@
 namespace queen::test::tls {
 
 namespace fs = std::filesystem;
-
-struct command_result {
-    int status = -1;  // the exit status; -1 when it did not exit normally
-    std::string out;  // its standard output
-};
-
-// Runs `command` with sh; its exit status and standard output.
-inline command_result run(const std::string& command) {
-    command_result r;
-    FILE* pipe = ::popen(command.c_str(), "r");
-    if (!pipe) throw std::runtime_error("popen failed: " + command);
-    std::array<char, 4096> chunk{};
-    std::size_t n = 0;
-    while ((n = std::fread(chunk.data(), 1, chunk.size(), pipe)) > 0) r.out.append(chunk.data(), n);
-    const int status = ::pclose(pipe);
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
-}
 
 // A temporary directory of certificates, removed at the end. Each name <n> is <n>.crt + <n>.key.
 class pki {
@@ -74,7 +56,7 @@ public:
 
 private:
     static void must(const std::string& command) {
-        auto r = run(command + " >/dev/null 2>&1");
+        auto r = run_shell(command + " >/dev/null 2>&1");
         if (r.status != 0) throw std::runtime_error("failed: " + command);
     }
 
@@ -89,7 +71,7 @@ struct curl_reply {
 
 // curl with `args` (e.g. "--cacert ca.crt https://..."); the answer's status and body.
 inline curl_reply curl(const std::string& args) {
-    auto r = run("curl -sS --max-time 40 -w '\\n%{http_code}' " + args + " 2>/dev/null");
+    auto r = run_shell("curl -sS --max-time 40 -w '\\n%{http_code}' " + args + " 2>/dev/null");
     curl_reply reply;
     reply.exit = r.status;
     const auto nl = r.out.rfind('\n');
@@ -102,7 +84,7 @@ inline curl_reply curl(const std::string& args) {
 // The subject of the certificate a new TLS connection to 127.0.0.1:port is shown ("" when
 // the handshake failed).
 inline std::string served_subject(unsigned short port) {
-    auto r = run("openssl s_client -connect 127.0.0.1:" + std::to_string(port) +
+    auto r = run_shell("openssl s_client -connect 127.0.0.1:" + std::to_string(port) +
                  " </dev/null 2>/dev/null | openssl x509 -noout -subject 2>/dev/null");
     return r.out;
 }

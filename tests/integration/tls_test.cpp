@@ -92,9 +92,9 @@ TEST(Tls, UntrustingPlainHttpAndTls11ClientsGetNoAnswer) {
     // The server's own refusal: this client offers TLS 1.1 with every cipher allowed.
     const std::string s_client = "openssl s_client -connect 127.0.0.1:" + std::to_string(b.port()) +
                                  " -cipher 'DEFAULT:@SECLEVEL=0' </dev/null 2>&1";
-    auto old = tls::run(s_client + " -tls1_1");
+    auto old = run_shell(s_client + " -tls1_1");
     EXPECT_NE(old.status, 0) << old.out;
-    auto current = tls::run(s_client + " -tls1_2");
+    auto current = run_shell(s_client + " -tls1_2");
     EXPECT_EQ(current.status, 0) << current.out;
     EXPECT_NE(current.out.find("TLSv1.2"), std::string::npos) << current.out;
 }
