@@ -367,13 +367,14 @@ warm_up() {
 run_holder() {  # holder
     local h=$1 s m dir
     local -A name=([h]=$1-holder [c]=$1-control) wal_at_start=()
+    # The last holder's databases are dropped before the disk check: they are not this one's.
+    for s in h c; do use_side "$s"; fresh_database; done
     check_disk
     log "== holder $h: ${DURATION} min per side in $SLOTS slot pairs (load average $(cut -d' ' -f1-3 /proc/loadavg))"
     for s in h c; do
         dir=$WORK/${name[$s]}
         mkdir -p "$dir"
         use_side "$s"
-        fresh_database
         wal_at_start[$s]=$(wal_state)
         broker_start "$s" "$dir"
     done
