@@ -8,7 +8,7 @@
 #
 #   awk -f snapshot_events.awk -v holders="standby" slots.tsv waits.tsv h=1 pg-h/postgres.log h=0 pg-c/postgres.log
 #
-# slots.tsv: phase, slot, side (h|c), start epoch, end epoch, consumed/s. waits.tsv: phase,
+# slots.tsv: phase, slot, side (h|c; not read here), start epoch, end epoch, consumed/s. waits.tsv: phase,
 # slot, epoch, backend (push, pop, ack, autovacuum worker, pg_dump, other), wait event (or CPU),
 # the kinds of backends a lock wait waits for ("-": none), count.
 # The logs: PostgreSQL's default line prefix ("YYYY-MM-DD HH:MM:SS.mmm UTC [pid] LOG:  ...").
@@ -16,7 +16,7 @@ BEGIN { FS = "\t" }
 
 FILENAME ~ /slots\.tsv$/ {
     key = $1 SUBSEP $2
-    side[key] = $3; start[key] = $4; stop[key] = $5; rate[key] = $6
+    start[key] = $4; stop[key] = $5; rate[key] = $6
     next
 }
 
@@ -66,21 +66,25 @@ function events(s, a, b,   i, out) {
     return out == "" ? "-" : out
 }
 
+# Fills order[1..n] with the tab-separated names of list, largest weight[key, name] first; n.
+function by_weight(list, weight, key, order,   n, i, j, t) {
+    n = split(substr(list, 2), order, "\t")
+    for (i = 2; i <= n; i++)  # insertion sort: a handful of names
+        for (j = i; j > 1 && weight[key, order[j]] > weight[key, order[j - 1]]; j--) {
+            t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
+        }
+    return n
+}
+
 # The four commonest (backend, wait event) of a slot, as shares of its active backends' samples.
-function top_waits(key,   n, parts, i, j, total, best, bi, out, used) {
-    n = split(substr(names[key], 2), parts, "\t")
+function top_waits(key,   n, order, i, total, out) {
+    n = by_weight(names[key], waits, key, order)
     total = 0
-    for (i = 1; i <= n; i++) total += waits[key, parts[i]]
+    for (i = 1; i <= n; i++) total += waits[key, order[i]]
     if (total == 0) return "-"
     out = ""
-    for (j = 1; j <= 4; j++) {
-        best = -1
-        for (i = 1; i <= n; i++)
-            if (!(i in used) && waits[key, parts[i]] > best) { best = waits[key, parts[i]]; bi = i }
-        if (best <= 0) break
-        used[bi] = 1
-        out = out (out == "" ? "" : ", ") sprintf("%s %.0f%%", parts[bi], 100 * best / total)
-    }
+    for (i = 1; i <= n && i <= 4; i++)
+        out = out (out == "" ? "" : ", ") sprintf("%s %.0f%%", order[i], 100 * waits[key, order[i]] / total)
     return sprintf("%.1f active: ", total / samples[key]) out
 }
 
@@ -91,17 +95,14 @@ function row(label, key, m) {
 }
 
 # A phase's lock waits: "push<push 0.82, ack<push 0.10, ..." (waiter<blockers, backends
-# waiting per sample, the largest first).
-function lock_waits(phase,   n, parts, i, j, best, bi, out, used) {
-    n = split(substr(bnames[phase], 2), parts, "\t")
+# waiting per sample, the largest first, down to 0.01).
+function lock_waits(phase,   n, order, i, per, out) {
+    n = by_weight(bnames[phase], blocked, phase, order)
     out = ""
-    for (j = 1; j <= n; j++) {
-        best = -1
-        for (i = 1; i <= n; i++)
-            if (!(i in used) && blocked[phase, parts[i]] > best) { best = blocked[phase, parts[i]]; bi = i }
-        used[bi] = 1
-        if (best / phase_samples[phase] < 0.01) break
-        out = out (out == "" ? "" : ", ") sprintf("%s %.2f", parts[bi], best / phase_samples[phase])
+    for (i = 1; i <= n; i++) {
+        per = blocked[phase, order[i]] / phase_samples[phase]
+        if (per < 0.01) break
+        out = out (out == "" ? "" : ", ") sprintf("%s %.2f", order[i], per)
     }
     return out == "" ? "none" : out
 }
