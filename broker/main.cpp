@@ -7,6 +7,8 @@
 #include "app/broker_context.hpp"
 #include "config/config.hpp"
 #include "core/housekeeper.hpp"
+#include "core/memory_budget.hpp"
+#include "core/open_files_limit.hpp"
 #include "core/queue_settings.hpp"
 #include "crypto/payload_cipher.hpp"
 #include "core/pop_waiters.hpp"
@@ -197,6 +199,7 @@ int run() {
     log::info("queen broker {} starting", QUEEN_VERSION);
     log::info("{}", config::describe(cfg));
     log::info("{}", config::describe(cfg.auth));
+    log::info("{}", core::raise_open_files_limit());
     for (const auto& warning : cfg.warnings) log::warn("{}", warning);
     const auto tls = load_tls(cfg);
     std::optional<embedded::embedded_postgres> embedded_db;
@@ -272,13 +275,15 @@ int run() {
     metrics::scrape_cache scrape(pool);
     auth::authenticator authentication(executor, cfg.auth);
     core::rate_limiter rate_limiter(cfg.abuse.rate_per_second, cfg.abuse.rate_burst);
+    core::memory_budget parse_budget(cfg.abuse.json_parse_budget_bytes);
     app::broker_context ctx{cfg,
                             pool,
                             fusion,
                             notifier,
                             waiters,
                             config::limits{cfg.max_push_items, cfg.max_pop_batch, cfg.max_name_bytes,
-                                           static_cast<std::size_t>(report.max_payload_depth)},
+                                           static_cast<std::size_t>(report.max_payload_depth), cfg.max_json_values,
+                                           &parse_budget},
                             cfg.embedded ? "embedded" : "external",
                             report.database_version,
                             flags,
@@ -294,7 +299,7 @@ int run() {
                             authentication,
                             rate_limiter,
                             http::per_client_slots(cfg.abuse.max_longpolls_per_client)};
-    http::router router(api::answer_failure);
+    http::router router(api::answer_failure, http::cors_policy(cfg.cors_origins));
     api::register_routes(router, ctx);
     http::server_options server_options;
     server_options.host = cfg.host;

@@ -189,8 +189,9 @@ asio::awaitable<http::response> handle_retention_analytics(app::broker_context& 
 }
 
 // GET /api/v1/analytics/postgres-stats
-asio::awaitable<http::response> handle_postgres_stats(app::broker_context& ctx, http::request_context&) {
-    const auto s = co_await store::read_postgres_stats(ctx.pool);
+asio::awaitable<http::response> handle_postgres_stats(app::broker_context& ctx, http::request_context& rc) {
+    // Statement texts carry other applications' literals: every application's for admin only.
+    const auto s = co_await store::read_postgres_stats(ctx.pool, rc.caller_admin);
     const std::pair<std::string_view, const render::record_set*> lists[] = {
         {"tableCache", &s.tables},          {"indexCache", &s.indexes},       {"deadTuples", &s.dead_tuples},
         {"hotUpdates", &s.hot_updates},     {"activeQueries", &s.active_queries},

@@ -68,7 +68,7 @@ dlq_requeue_request parse_dlq_requeue(const std::map<std::string, std::string>& 
     std::map<std::string, std::string> merged = query;
     bool has_body = body.find_first_not_of(" \t\r\n") != std::string_view::npos;
     if (has_body) {
-        json b = parse_json_body(body, lim);
+        const auto b = parse_json_body(body, lim);
         if (!b.is_object()) throw bad_request("request body must be a JSON object");
         for (const char* key : filter_keys) {
             auto it = b.find(key);
@@ -78,8 +78,7 @@ dlq_requeue_request parse_dlq_requeue(const std::map<std::string, std::string>& 
                 if (!it->is_boolean()) throw bad_request("all must be a boolean");
                 text = it->get<bool>() ? "true" : "false";
             } else if (std::string_view(key) == "limit") {
-                if (!it->is_number_integer()) throw bad_request("limit must be an integer");
-                text = std::to_string(it->get<std::int64_t>());
+                text = std::to_string(json_integer(*it, "limit", 1, 1000));
             } else {
                 if (!it->is_string()) throw bad_request(fmt::format("{} must be a string", key));
                 text = it->get<std::string>();

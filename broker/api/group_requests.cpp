@@ -14,13 +14,17 @@ using nlohmann::json;
 namespace {
 
 // The body as a JSON object; an empty body or `null` is an empty object.
-json object_body(std::string_view body, const limits& lim) {
+json_document object_body(std::string_view body, const limits& lim) {
     bool blank = true;
     for (char c : body)
         if (c != ' ' && c != '\t' && c != '\r' && c != '\n') blank = false;
-    if (blank) return json::object();
-    json j = parse_json_body(body, lim);
-    if (j.is_null()) return json::object();
+    if (blank) {
+        json_document empty;
+        static_cast<json&>(empty) = json::object();
+        return empty;
+    }
+    auto j = parse_json_body(body, lim);
+    if (j.is_null()) static_cast<json&>(j) = json::object();
     if (!j.is_object()) throw bad_request("request body must be a JSON object");
     return j;
 }
@@ -39,33 +43,15 @@ std::int64_t iso_field(const json& obj, const char* key) {
 }  // namespace
 
 std::int64_t parse_extend_seconds(std::string_view body, const limits& lim) {
-    json j = object_body(body, lim);
+    const auto j = object_body(body, lim);
     const json* v = present_field(j, "seconds");
     if (!v) return default_extend_seconds;
-    std::int64_t n = 0;
-    if (v->is_number_unsigned()) {
-        auto u = v->get<std::uint64_t>();
-        if (u > static_cast<std::uint64_t>(max_extend_seconds))
-            throw bad_request(fmt::format("seconds must be between 1 and {}", max_extend_seconds));
-        n = static_cast<std::int64_t>(u);
-    } else if (v->is_number_integer()) {
-        n = v->get<std::int64_t>();
-    } else if (v->is_number_float()) {
-        double d = v->get<double>();
-        if (!std::isfinite(d) || d != std::floor(d)) throw bad_request("seconds must be a positive integer");
-        if (d < 1 || d > static_cast<double>(max_extend_seconds))
-            throw bad_request(fmt::format("seconds must be between 1 and {}", max_extend_seconds));
-        n = static_cast<std::int64_t>(d);
-    } else {
-        throw bad_request("seconds must be a positive integer");
-    }
-    if (n < 1 || n > max_extend_seconds)
-        throw bad_request(fmt::format("seconds must be between 1 and {}, got {}", max_extend_seconds, n));
+    const std::int64_t n = json_integer(*v, "seconds", 1, max_extend_seconds);
     return n;
 }
 
 seek_request parse_seek(std::string_view body, const limits& lim) {
-    json j = object_body(body, lim);
+    const auto j = object_body(body, lim);
     seek_request r;
     if (const json* v = present_field(j, "toEnd")) {
         if (!v->is_boolean()) throw bad_request("toEnd must be a boolean");
@@ -79,7 +65,7 @@ seek_request parse_seek(std::string_view body, const limits& lim) {
 }
 
 std::int64_t parse_subscription(std::string_view body, const limits& lim) {
-    json j = object_body(body, lim);
+    const auto j = object_body(body, lim);
     // Queen's wording, which its tools show.
     if (!present_field(j, "subscriptionTimestamp")) throw bad_request("Missing subscriptionTimestamp in request body");
     return iso_field(j, "subscriptionTimestamp");

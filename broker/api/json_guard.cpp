@@ -1,6 +1,7 @@
 #include "api/json_guard.hpp"
 
 #include "core/hex_digit.hpp"
+#include "core/utf8.hpp"
 
 #include "api/api_error.hpp"
 
@@ -27,27 +28,6 @@ long hex4(std::string_view text, std::size_t at) {
     return v;
 }
 
-// Length of the well-formed UTF-8 sequence at text[at] (a non-ASCII lead byte), or 0 (RFC 3629:
-// no overlong forms, no encoded surrogates, nothing above U+10FFFF).
-std::size_t utf8_sequence(std::string_view text, std::size_t at) {
-    auto byte = [&](std::size_t i) -> unsigned {
-        return at + i < text.size() ? static_cast<unsigned char>(text[at + i]) : 0u;
-    };
-    auto cont = [&](std::size_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
-        unsigned b = byte(i);
-        return b >= lo && b <= hi;
-    };
-    const unsigned lead = byte(0);
-    if (lead >= 0xC2 && lead <= 0xDF) return cont(1) ? 2 : 0;
-    if (lead == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-    if (lead == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-    if (lead >= 0xE1 && lead <= 0xEF) return cont(1) && cont(2) ? 3 : 0;
-    if (lead == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-    if (lead >= 0xF1 && lead <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-    if (lead == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-    return 0;
-}
-
 [[noreturn]] void unpaired_surrogate(long unit, std::size_t at) {
     throw bad_request(fmt::format(
         "a string holds the unpaired UTF-16 surrogate \\u{:04X} at byte {}; PostgreSQL cannot store it", unit, at));
@@ -68,15 +48,23 @@ std::size_t check_escape(std::string_view text, std::size_t at) {
 
 }  // namespace
 
-void check_json_text(std::string_view text, std::size_t max_payload_depth) {
+std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth, std::size_t max_values) {
     const std::size_t max_depth = max_payload_depth + envelope_depth_allowance;
     std::size_t depth = 0;
+    std::size_t values = 0;
     bool in_string = false;
+    bool in_literal = false;  // inside a number, true, false or null
+    auto count_value = [&](std::size_t at) {
+        if (++values > max_values)
+            throw api_error(error_code::payload_too_large,
+                            fmt::format("the body holds more than {} JSON values (the limit is reached at byte {})",
+                                        max_values, at));
+    };
     std::size_t i = 0;
     while (i < text.size()) {
         const auto c = static_cast<unsigned char>(text[i]);
         if (c >= 0x80) {
-            const std::size_t n = utf8_sequence(text, i);
+            const std::size_t n = core::utf8_sequence_length(text, i);
             if (n == 0) throw bad_request(fmt::format("invalid UTF-8 at byte {}", i));
             i += n;
             continue;
@@ -90,13 +78,22 @@ void check_json_text(std::string_view text, std::size_t max_payload_depth) {
                 throw bad_request(
                     fmt::format("a string holds the control character 0x{:02x} unescaped at byte {}", c, i));
             }
-        } else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+            ++i;
+            continue;
+        }
+        const bool literal_byte = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' ||
+                                  (c >= 'A' && c <= 'Z');
+        if (literal_byte && !in_literal) count_value(i);
+        in_literal = literal_byte;
+        if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
             // nlohmann's parser takes a NUL byte for the end of the input: what follows it
             // would be ignored instead of refused.
             throw bad_request(fmt::format("the control character 0x{:02x} at byte {} is not JSON", c, i));
         } else if (c == '"') {
             in_string = true;
+            count_value(i);
         } else if (c == '[' || c == '{') {
+            count_value(i);
             if (++depth > max_depth)
                 throw bad_request(fmt::format(
                     "JSON nests deeper than {} levels at byte {}; a payload may nest at most {} levels and the "
@@ -107,6 +104,7 @@ void check_json_text(std::string_view text, std::size_t max_payload_depth) {
         }
         ++i;
     }
+    return values;
 }
 
 std::size_t json_nesting_depth(const nlohmann::json& value, std::size_t stop_above) {

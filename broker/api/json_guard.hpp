@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <string_view>
 
 namespace queen::api {
@@ -14,12 +15,15 @@ namespace queen::api {
 // is five): a body may nest at most payload limit + this.
 inline constexpr std::size_t envelope_depth_allowance = 8;
 
-// Throws bad_request naming the byte and the rule when `text` nests deeper than
-// max_payload_depth + envelope_depth_allowance, holds invalid UTF-8, a control character
-// (unescaped in a string, or other than white space outside one), or an unpaired UTF-16
-// surrogate escape (which jsonb refuses).
-// Everything else about the grammar is left to the parser.
-void check_json_text(std::string_view text, std::size_t max_payload_depth);
+// Counts the values of `text` (every array, object, string, object key, number, true, false
+// and null: what a parsed DOM holds) and returns the count. Throws payload_too_large when the
+// count passes max_values, and bad_request naming the byte and the rule when `text` nests
+// deeper than max_payload_depth + envelope_depth_allowance, holds invalid UTF-8, a control
+// character (unescaped in a string, or other than white space outside one), or an unpaired
+// UTF-16 surrogate escape (which jsonb refuses). Everything else about the grammar is left to
+// the parser.
+std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth,
+                            std::size_t max_values = std::numeric_limits<std::size_t>::max());
 
 // The nesting depth of a parsed value: the number of arrays and objects on its deepest
 // path (a scalar is 0, [] is 1, {"a":[1]} is 2), counting no further than stop_above + 1.

@@ -5,6 +5,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -59,7 +60,7 @@ message_browse_request parse_message_browse(const std::map<std::string, std::str
     const auto from = time_of(q, "from");
     const auto to = time_of(q, "to");
     r.to_us = to.value_or(now_us);
-    r.from_us = from.value_or(r.to_us - hour_us);
+    r.from_us = from.value_or(std::max<std::int64_t>(core::earliest_time_us, r.to_us - hour_us));
     if (r.from_us > r.to_us) throw bad_request("from must not be after to");
     // The dashboard's filter has minute precision: to covers the whole of its minute.
     const auto minute = r.to_us >= 0 ? r.to_us / minute_us : (r.to_us - minute_us + 1) / minute_us;

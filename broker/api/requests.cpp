@@ -34,11 +34,20 @@ std::string type_name(const json& v) { return v.type_name(); }
 
 }  // namespace
 
-json parse_json_body(std::string_view body, const limits& lim) {
+json_document parse_json_body(std::string_view body, const limits& lim) {
     if (body.empty()) throw bad_request("request body is empty; a JSON object is required");
-    check_json_text(body, lim.max_payload_depth);
+    const std::size_t values = check_json_text(body, lim.max_payload_depth, lim.max_json_values);
+    json_document doc;
+    if (lim.parse_budget) {
+        auto share = lim.parse_budget->try_take(body.size() + values * json_value_cost_bytes);
+        if (!share)
+            throw api_error(error_code::unavailable,
+                            "the broker is parsing as many request bodies as its memory budget allows; retry", 1);
+        doc.budget_share = std::move(*share);
+    }
     try {
-        return json::parse(body);
+        static_cast<json&>(doc) = json::parse(body);
+        return doc;
     } catch (const json::parse_error& e) {
         throw bad_request(fmt::format("malformed JSON at byte {}", e.byte));
     } catch (const json::out_of_range&) {
@@ -276,16 +285,7 @@ configure_request parse_configure(const json& body, const limits& lim) {
                 r.options[spec.name] = v->get<bool>();
                 continue;
             }
-            std::int64_t n = 0;
-            if (v->is_number_integer()) {
-                n = v->get<std::int64_t>();
-            } else if (v->is_number_float() && v->get<double>() == static_cast<double>(static_cast<std::int64_t>(v->get<double>()))) {
-                n = static_cast<std::int64_t>(v->get<double>());
-            } else {
-                throw bad_request(fmt::format("options.{} must be an integer", spec.name));
-            }
-            if (n < spec.min || n > spec.max)
-                throw bad_request(fmt::format("options.{} must be between {} and {}, got {}", spec.name, spec.min, spec.max, n));
+            const std::int64_t n = json_integer(*v, fmt::format("options.{}", spec.name), spec.min, spec.max);
             r.options[spec.name] = n;
         }
     }

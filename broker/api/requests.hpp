@@ -6,6 +6,7 @@
 #include "api/api_error.hpp"
 #include "api/validate.hpp"
 #include "config/limits.hpp"
+#include "core/memory_budget.hpp"
 #include "core/push_types.hpp"
 
 #include <nlohmann/json.hpp>
@@ -30,9 +31,21 @@ inline const nlohmann::json* present_field(const nlohmann::json& obj, const char
     return &*it;
 }
 
+// A parsed request body and its share of the parse budget, held for as long as the document
+// lives. It is the document (use `auto`, not `json`, to keep it without a copy).
+struct json_document : nlohmann::json {
+    core::memory_budget::ticket budget_share;
+};
+
+// What a parsed document is charged against the parse budget: its body's bytes plus this per
+// value (nlohmann's value and its container or string overhead: 117 bytes measured for empty
+// arrays, the dearest kind; docs/security.md).
+inline constexpr std::size_t json_value_cost_bytes = 128;
+
 // Parses a JSON body after check_json_text (api/json_guard.hpp); 400 naming what is wrong
-// when it is not JSON or breaks a rule of that check.
-nlohmann::json parse_json_body(std::string_view body, const limits& lim);
+// when it is not JSON or breaks a rule of that check, 413 past lim.max_json_values, 503 with
+// Retry-After when lim.parse_budget cannot take the document's cost now.
+json_document parse_json_body(std::string_view body, const limits& lim);
 
 
 

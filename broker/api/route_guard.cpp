@@ -42,11 +42,10 @@ void admit_rate(app::broker_context& ctx, std::string_view kind, const std::stri
 
 }  // namespace
 
-boost::asio::awaitable<http::response> admit_and_handle(app::broker_context& ctx, const route_spec& r,
-                                                        http::request_context& rc) {
+boost::asio::awaitable<void> admit(app::broker_context& ctx, const route_spec& r, http::request_context& rc) {
     const std::string_view target = rc.req.target();
     const std::string_view path = target.substr(0, target.find('?'));
-    if (r.access == access_level::anyone) co_return co_await r.handler(ctx, rc);
+    if (r.access == access_level::anyone) co_return;
     if (ctx.auth.enabled() && !ctx.auth.skips(path)) {
         const auth::verification verdict = co_await ctx.auth.authenticate(rc.req[http::bhttp::field::authorization]);
         if (const auto* failure = std::get_if<auth::auth_failure>(&verdict)) {
@@ -56,14 +55,15 @@ boost::asio::awaitable<http::response> admit_and_handle(app::broker_context& ctx
         }
         const auto& who = std::get<auth::principal>(verdict);
         rc.subject = who.subject;
+        rc.caller_admin = who.may(auth::access_level::admin);
         if (who.subject) admit_rate(ctx, "subject ", *who.subject);
         else admit_rate(ctx, "address ", rc.client.address());
         if (!who.may(needed_level(r.access)))
             throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
     } else {
+        rc.caller_admin = !ctx.auth.enabled();
         admit_rate(ctx, "address ", rc.client.address());
     }
-    co_return co_await r.handler(ctx, rc);
 }
 
 }  // namespace queen::api

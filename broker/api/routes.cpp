@@ -137,13 +137,15 @@ std::span<const route_spec> route_table() { return routes; }
 
 void register_routes(http::router& router, app::broker_context& ctx) {
     for (const auto& r : route_table()) {
-        // Every route is admitted at its level before its handler runs (api/route_guard.cpp).
+        // Every route is admitted at its level from its header, before its body is read
+        // (api/route_guard.cpp).
         const route_spec* spec = &r;
         // GETs below read-write have no side effects (the read-write GETs are the pops), so
         // they answer HEAD too.
-        router.add(r.method, std::string(r.path),
-                   [&ctx, spec](http::request_context& rc) { return admit_and_handle(ctx, *spec, rc); },
-                   r.method == bhttp::get && r.access != read_write);
+        router.add(
+            r.method, std::string(r.path), [&ctx, spec](http::request_context& rc) { return admit(ctx, *spec, rc); },
+            [&ctx, spec](http::request_context& rc) { return spec->handler(ctx, rc); },
+            r.method == bhttp::get && r.access != read_write);
     }
     // The dashboard's client-side routes: any GET outside these first segments that no route
     // matches answers the page; under them an unknown path stays the router's JSON 404.

@@ -1,6 +1,9 @@
 #include "api/status_requests.hpp"
 
 #include "api/validate.hpp"
+#include "core/message_id.hpp"
+
+#include <algorithm>
 
 #include <fmt/core.h>
 
@@ -23,7 +26,8 @@ store::status_window parse_status_window(const std::map<std::string, std::string
                                          std::chrono::seconds default_span, std::int64_t now_us) {
     store::status_window w;
     w.to_us = query_time(q, "to").value_or(now_us);
-    w.from_us = query_time(q, "from").value_or(w.to_us - default_span.count() * 1'000'000LL);
+    w.from_us = query_time(q, "from").value_or(
+        std::max<std::int64_t>(core::earliest_time_us, w.to_us - default_span.count() * 1'000'000LL));
     if (w.from_us > w.to_us) throw bad_request("from must not be after to");
     w.queue = query_name(q, "queue", lim);
     w.namespace_name = query_name(q, "namespace", lim);

@@ -5,6 +5,9 @@
 #include "core/message_id.hpp"
 
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
 
 #include <charconv>
 
@@ -26,6 +29,34 @@ void check_payload_depth(const nlohmann::json& payload, const std::string& what,
     if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth)
         throw bad_request(fmt::format("{} nests deeper than {} levels, the limit for payloads", what,
                                       lim.max_payload_depth));
+}
+
+std::int64_t json_integer(const nlohmann::json& value, const std::string& what, std::int64_t min, std::int64_t max) {
+    auto out_of_range = [&] {
+        return bad_request(fmt::format("{} must be between {} and {}, got {}", what, min, max, value.dump()));
+    };
+    if (value.is_number_unsigned()) {
+        const auto u = value.get<std::uint64_t>();
+        if (max < 0 || u > static_cast<std::uint64_t>(max)) throw out_of_range();
+        const auto n = static_cast<std::int64_t>(u);
+        if (n < min) throw out_of_range();
+        return n;
+    }
+    if (value.is_number_integer()) {
+        const auto n = value.get<std::int64_t>();
+        if (n < min || n > max) throw out_of_range();
+        return n;
+    }
+    if (value.is_number_float()) {
+        const double d = value.get<double>();
+        if (!std::isfinite(d) || d != std::floor(d)) throw bad_request(fmt::format("{} must be an integer", what));
+        // Compared as doubles before the cast: a double past int64's range has no int64 value.
+        if (d < static_cast<double>(min) || d > static_cast<double>(max)) throw out_of_range();
+        const auto n = static_cast<std::int64_t>(d);
+        if (n < min || n > max) throw out_of_range();
+        return n;
+    }
+    throw bad_request(fmt::format("{} must be an integer", what));
 }
 
 std::int64_t query_int(const std::map<std::string, std::string>& query, const char* key, std::int64_t fallback,

@@ -24,6 +24,11 @@ void check_no_nul(const std::string& what, std::string_view value);
 // A payload (a push item's payload, a trace's data) nests at most lim.max_payload_depth levels.
 void check_payload_depth(const nlohmann::json& payload, const std::string& what, const config::limits& lim);
 
+// A JSON number that is an integer in [min, max] (an unsigned value past int64 or a double of
+// any size included); throws bad_request "<what> must be an integer" or "<what> must be between
+// <min> and <max>, got <value>".
+std::int64_t json_integer(const nlohmann::json& value, const std::string& what, std::int64_t min, std::int64_t max);
+
 // A query-string integer in [min, max]; fallback when absent or empty.
 std::int64_t query_int(const std::map<std::string, std::string>& query, const char* key, std::int64_t fallback,
                        std::int64_t min, std::int64_t max);

@@ -1,6 +1,7 @@
 #include "auth/token_verifier.hpp"
 
 #include "auth/jws_token.hpp"
+#include "core/utf8.hpp"
 
 #include <fmt/core.h>
 #include <openssl/err.h>
@@ -82,7 +83,7 @@ std::variant<std::vector<const verification_key*>, auth_failure> token_verifier:
     }
     if (!uses_jwks_) return refused(name_of(alg));
     if (!jwks) return fail(failure_kind::jwks_unavailable);
-    if (kid && !jwks->has_kid(*kid)) return fail(failure_kind::unknown_kid, kid->substr(0, max_echoed_kid));
+    if (kid && !jwks->has_kid(*kid)) return fail(failure_kind::unknown_kid, core::printable_echo(*kid, max_echoed_kid));
     auto keys = jwks->candidates(alg, kid);
     if (keys.empty()) {
         // A fixed algorithm is admitted; the key named cannot verify it.
@@ -142,6 +143,10 @@ std::optional<auth_failure> token_verifier::check_claims(const nlohmann::json& c
     if (auto e = std::get<std::optional<double>>(exp); e && t > *e + skew) return fail(failure_kind::expired);
     if (auto n = std::get<std::optional<double>>(nbf); n && t + skew < *n) return fail(failure_kind::not_yet_valid);
     if (auto i = std::get<std::optional<double>>(iat); i && t + skew < *i) return fail(failure_kind::not_yet_valid);
+    // sub becomes producerSub, stored as text, which cannot hold NUL.
+    if (auto sub = claims.find("sub");
+        sub != claims.end() && sub->is_string() && sub->get_ref<const std::string&>().find('\0') != std::string::npos)
+        return fail(failure_kind::malformed);
     if (!cfg_.issuer.empty() && !holds_string(claims, "iss", cfg_.issuer)) return fail(failure_kind::wrong_issuer);
     if (!cfg_.audience.empty()) {
         bool ok = holds_string(claims, "aud", cfg_.audience);

@@ -19,6 +19,8 @@ abuse_limits read_abuse_limits(env_reader& r) {
         l.rate_per_second = static_cast<double>(*v);
     if (auto v = r.number("rate_limit_burst", {"QUEEN_RATE_LIMIT_BURST"}, 0, 100000000))
         l.rate_burst = static_cast<double>(*v);
+    if (auto v = r.number("json_parse_budget_bytes", {"QUEEN_JSON_PARSE_BUDGET_BYTES"}, 1LL << 20, 1LL << 40))
+        l.json_parse_budget_bytes = static_cast<std::size_t>(*v);
     if (l.rate_burst == 0) l.rate_burst = std::max(1.0, l.rate_per_second);
     return l;
 }

@@ -1,9 +1,11 @@
 #include "config/config.hpp"
 
+#include "config/cors_origins.hpp"
 #include "config/env_reader.hpp"
 #include "db/conninfo.hpp"
 
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <pwd.h>
 #include <unistd.h>
@@ -220,6 +222,9 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.max_push_items = static_cast<std::size_t>(*v);
     if (auto v = r.number("max_pop_batch", {"QUEEN_MAX_POP_BATCH"}, 1, 1000000))
         c.max_pop_batch = static_cast<std::size_t>(*v);
+    if (auto v = r.number("max_json_values", {"QUEEN_MAX_JSON_VALUES"}, 1000, 1LL << 32))
+        c.max_json_values = static_cast<std::size_t>(*v);
+    if (auto v = r.text("cors_origins", {"QUEEN_CORS_ORIGINS"})) c.cors_origins = parse_cors_origins(*v);
     if (auto v = r.number("push_fusion_wait_us", {"QUEEN_PUSH_FUSION_WAIT_US"}, 0, 1000000))
         c.push_fusion_wait = std::chrono::microseconds(*v);
     if (auto v = r.number("push_fusion_max_items", {"QUEEN_PUSH_FUSION_MAX_ITEMS"}, 1, 1000000))
@@ -315,6 +320,9 @@ std::string describe(const broker_config& c) {
         {"max_body_bytes", std::to_string(c.max_body_bytes)},
         {"max_push_items", std::to_string(c.max_push_items)},
         {"max_pop_batch", std::to_string(c.max_pop_batch)},
+        {"max_json_values", std::to_string(c.max_json_values)},
+        {"json_parse_budget_bytes", std::to_string(c.abuse.json_parse_budget_bytes)},
+        {"cors_origins", c.cors_origins.empty() ? std::string("none (same origin only)") : fmt::format("{}", fmt::join(c.cors_origins, ","))},
         {"push_fusion_wait_us", std::to_string(c.push_fusion_wait.count())},
         {"push_fusion_max_inflight", std::to_string(c.push_fusion_max_inflight)},
         {"longpoll_recheck_ms", std::to_string(c.longpoll_recheck.count())},

@@ -48,6 +48,7 @@ struct broker_config {
     std::size_t max_push_items = limits{}.max_push_items;
     std::size_t max_pop_batch = limits{}.max_pop_batch;
     std::size_t max_name_bytes = limits{}.max_name_bytes;
+    std::size_t max_json_values = limits{}.max_json_values;
     // Timeouts.
     std::chrono::seconds read_timeout{60};
     std::chrono::seconds idle_timeout{75};
@@ -78,6 +79,9 @@ struct broker_config {
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
     auth_config auth;                                   // JWT_* (config/auth_config.hpp)
     abuse_limits abuse;                                 // per-client limits (config/abuse_limits.hpp)
+    // Origins whose pages may call the broker from a browser (QUEEN_CORS_ORIGINS,
+    // config/cors_origins.hpp): none by default, {"*"} for any.
+    std::vector<std::string> cors_origins;
     // HTTPS (docs/security.md, "TLS"): PEM files; both cert and key set, or neither (plain HTTP).
     std::string tls_cert_file;                          // QUEEN_TLS_CERT: the chain, leaf first
     std::string tls_key_file;                           // QUEEN_TLS_KEY

@@ -1,8 +1,12 @@
 #pragma once
-// The request limits every parser checks (API.md, "Limits"), in one place: the first three
-// come from the environment (config/config.cpp), the payload depth from the database.
+// The request limits every parser checks (API.md, "Limits"), in one place: the counts come
+// from the environment (config/config.cpp), the payload depth from the database.
 
 #include <cstddef>
+
+namespace queen::core {
+class memory_budget;
+}
 
 namespace queen::config {
 
@@ -13,6 +17,10 @@ struct limits {
     // Nesting levels a payload may have: the database's queen.max_payload_depth(), read at
     // boot (docs/json-input.md); no default here, so that it has one source.
     std::size_t max_payload_depth;
+    std::size_t max_json_values = 1'000'000;  // QUEEN_MAX_JSON_VALUES: values in one request body
+    // The broker-wide budget JSON documents being parsed draw from (docs/security.md); none in
+    // tests that parse alone.
+    core::memory_budget* parse_budget = nullptr;
 };
 
 }  // namespace queen::config

@@ -129,7 +129,9 @@ std::optional<std::int64_t> parse_iso_time(std::string_view s) {
     // timegm normalizes impossible dates (2026-02-30 → 2026-03-02): refuse them instead.
     if (normalized.tm_mday != day || normalized.tm_mon != month - 1 || normalized.tm_year != year - 1900)
         return std::nullopt;
-    return secs * 1000000 + micros;
+    const std::int64_t unix_us = secs * 1000000 + micros;
+    if (unix_us < earliest_time_us) return std::nullopt;
+    return unix_us;
 }
 
 }  // namespace queen::core

@@ -23,8 +23,12 @@ std::optional<std::string> iso_time(const std::optional<std::int64_t>& unix_micr
 // Microseconds since the Unix epoch from PostgreSQL's binary timestamptz (µs since 2000-01-01).
 constexpr std::int64_t pg_epoch_offset_us = 946684800LL * 1000000LL;
 
+// The earliest time this broker reads or writes: 0001-01-01T00:00:00Z (ISO-8601 and
+// PostgreSQL have no year 0), in Unix microseconds. Windows computed back from a time stop here.
+constexpr std::int64_t earliest_time_us = -62135596800LL * 1000000LL;
+
 // Parses an ISO-8601 time stamp (date, 'T' or space, time, optional fraction, 'Z' or
-// ±hh:mm offset) to Unix microseconds; nullopt when malformed.
+// ±hh:mm offset) to Unix microseconds; nullopt when malformed or before earliest_time_us.
 std::optional<std::int64_t> parse_iso_time(std::string_view text);
 
 }  // namespace queen::core

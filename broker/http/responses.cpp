@@ -6,7 +6,6 @@ namespace queen::http {
 
 void add_common_headers(response& res) {
     res.set(bhttp::field::server, "queen");
-    res.set(bhttp::field::access_control_allow_origin, "*");
 }
 
 response json_text(bhttp::status status, std::string body, unsigned version) {

@@ -12,7 +12,7 @@ response json_text(bhttp::status status, std::string body, unsigned version = 11
 response no_content(unsigned version = 11);
 // {"error": message}
 response error(bhttp::status status, const std::string& message, unsigned version = 11);
-// Headers every response carries (CORS).
+// Headers every response carries (Server); CORS headers are the router's (http/cors_policy.hpp).
 void add_common_headers(response& res);
 
 }  // namespace queen::http

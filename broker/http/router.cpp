@@ -1,13 +1,16 @@
 #include "http/router.hpp"
 
+#include "core/utf8.hpp"
 #include "http/responses.hpp"
 #include "http/url.hpp"
 
 #include <algorithm>
 
-
 namespace queen::http {
 namespace {
+
+// Longest piece of a client's text (a path, an origin) echoed in an error.
+constexpr std::size_t max_echo_bytes = 200;
 
 std::vector<std::string> split_pattern(const std::string& pattern) {
     std::vector<std::string> out;
@@ -37,6 +40,23 @@ bool match(const std::vector<std::string>& pattern, const std::vector<std::strin
     return true;
 }
 
+// The first decoded URL value (a path parameter or a query value) that is not UTF-8, as the
+// refusal's text "<name> is not valid UTF-8"; empty when all are.
+std::string invalid_url_value(const std::vector<std::string>& pattern, const std::vector<std::string>& params,
+                              const std::map<std::string, std::string>& query) {
+    std::size_t p = 0;
+    for (const auto& segment : pattern) {
+        if (segment.empty() || segment[0] != ':') continue;
+        if (p < params.size() && core::first_invalid_utf8(params[p])) return segment.substr(1) + " is not valid UTF-8";
+        ++p;
+    }
+    for (const auto& [key, value] : query) {
+        if (core::first_invalid_utf8(key)) return "a query parameter name is not valid UTF-8";
+        if (core::first_invalid_utf8(value)) return key + " is not valid UTF-8";
+    }
+    return {};
+}
+
 // HEAD: the GET answer's headers, Content-Length included, with no body.
 void without_body(response& res) {
     const auto length = res.body().size();
@@ -45,12 +65,18 @@ void without_body(response& res) {
         res.content_length(length);
 }
 
+// The path of a target, made safe to echo.
+std::string echoed_path(const request& req) {
+    const std::string_view target = req.target();
+    return core::printable_echo(target.substr(0, target.find('?')), max_echo_bytes);
+}
+
 }  // namespace
 
-void router::add(bhttp::verb method, std::string pattern, handler h, bool answers_head) {
+void router::add(bhttp::verb method, std::string pattern, admitter admit, handler h, bool answers_head) {
     auto segments = split_pattern(pattern);
-    routes_.push_back(
-        route{method, std::move(pattern), std::move(segments), std::move(h), answers_head && method == bhttp::verb::get});
+    routes_.push_back(route{method, std::move(pattern), std::move(segments), std::move(admit), std::move(h),
+                            answers_head && method == bhttp::verb::get});
 }
 
 void router::set_fallback(std::vector<std::string> reserved, handler h) {
@@ -66,22 +92,51 @@ const router::route* router::fallback_for(const request& req, const std::vector<
     return &fallback_;
 }
 
-boost::asio::awaitable<response> router::dispatch(const request& req, client_presence& client,
-                                                  boost::asio::any_io_executor executor, dispatch_info& info) const {
-    response res = co_await answer(req, client, std::move(executor), info);
-    if (req.method() == bhttp::verb::head) without_body(res);
-    co_return res;
+response router::failure_response(std::exception_ptr failure, const request& req) const {
+    const failure_answer answer = map_failure_(failure, req);
+    response res = error(answer.status, answer.message);
+    if (answer.retry_after_seconds > 0) res.set(bhttp::field::retry_after, std::to_string(answer.retry_after_seconds));
+    return res;
 }
 
-boost::asio::awaitable<response> router::answer(const request& req, client_presence& client,
-                                                boost::asio::any_io_executor executor, dispatch_info& info) const {
-    const unsigned version = req.version();
-    auto target = parse_target(req.target());
-    if (!target) co_return error(bhttp::status::bad_request, "malformed percent-escape in the request target", version);
+void router::finish(response& res, const request& req, const std::string& allow_origin) const {
+    res.version(req.version());
+    if (!allow_origin.empty()) {
+        res.set(bhttp::field::access_control_allow_origin, allow_origin);
+        if (allow_origin != "*") res.set(bhttp::field::vary, "Origin");
+    }
+    if (req.method() == bhttp::verb::head) without_body(res);
+}
+
+boost::asio::awaitable<router::admission> router::admit(const request& header, client_presence& client,
+                                                        boost::asio::any_io_executor executor) const {
+    admission out;
+    co_await decide(header, client, std::move(executor), out);
+    if (out.answer) finish(*out.answer, header, out.allow_origin_);
+    co_return out;
+}
+
+boost::asio::awaitable<void> router::decide(const request& header, client_presence& client,
+                                            boost::asio::any_io_executor executor, admission& out) const {
+    const std::string_view origin = header[bhttp::field::origin];
+    if (!cors_.admits(origin, header[bhttp::field::host])) {
+        out.answer = error(bhttp::status::forbidden, "the origin " + core::printable_echo(origin, max_echo_bytes) +
+                                                         " may not call this broker (QUEEN_CORS_ORIGINS)");
+        co_return;
+    }
+    out.allow_origin_ = cors_.allow_origin(origin);
+    auto target = parse_target(header.target());
+    if (!target) {
+        out.answer = error(bhttp::status::bad_request, "malformed percent-escape in the request target");
+        co_return;
+    }
     std::vector<std::string> segments;
     for (const auto& raw : target->segments) {
         auto decoded = percent_decode(raw, false);
-        if (!decoded) co_return error(bhttp::status::bad_request, "malformed percent-escape in the request path", version);
+        if (!decoded) {
+            out.answer = error(bhttp::status::bad_request, "malformed percent-escape in the request path");
+            co_return;
+        }
         segments.push_back(std::move(*decoded));
     }
 
@@ -92,55 +147,74 @@ boost::asio::awaitable<response> router::answer(const request& req, client_prese
         if (!match(r.pattern, segments, params)) continue;
         if (!allowed.empty()) allowed += ", ";
         allowed += std::string(bhttp::to_string(r.method));
-        if (r.method == req.method() || (req.method() == bhttp::verb::head && r.answers_head)) {
+        if (r.method == header.method() || (header.method() == bhttp::verb::head && r.answers_head)) {
             found = &r;
             break;
         }
     }
-    if (req.method() == bhttp::verb::options) {
-        response res = no_content(version);
-        res.set(bhttp::field::access_control_allow_methods, "GET, POST, PUT, DELETE, OPTIONS");
-        res.set(bhttp::field::access_control_allow_headers, "Content-Type, Authorization");
-        res.set(bhttp::field::access_control_max_age, "86400");
-        co_return res;
+    if (header.method() == bhttp::verb::options) {
+        out.answer = no_content();
+        out.answer->set(bhttp::field::access_control_allow_methods, "GET, POST, PUT, DELETE, OPTIONS");
+        out.answer->set(bhttp::field::access_control_allow_headers, "Content-Type, Authorization");
+        out.answer->set(bhttp::field::access_control_max_age, "86400");
+        co_return;
     }
-    if (!found && allowed.empty()) found = fallback_for(req, segments);
+    if (!found && allowed.empty()) found = fallback_for(header, segments);
     if (!found) {
         if (!allowed.empty()) {
-            response res = error(bhttp::status::method_not_allowed,
-                                 std::string("method ") + std::string(req.method_string()) + " is not allowed on " +
-                                     std::string(req.target().substr(0, req.target().find('?'))),
-                                 version);
-            res.set(bhttp::field::allow, allowed);
-            co_return res;
+            out.answer = error(bhttp::status::method_not_allowed, "method " + std::string(header.method_string()) +
+                                                                      " is not allowed on " + echoed_path(header));
+            out.answer->set(bhttp::field::allow, allowed);
+        } else {
+            out.answer = error(bhttp::status::not_found,
+                               "no route for " + std::string(header.method_string()) + " " + echoed_path(header));
         }
-        co_return error(bhttp::status::not_found, "no route for " + std::string(req.method_string()) + " " +
-                                                      std::string(req.target().substr(0, req.target().find('?'))),
-                        version);
+        co_return;
     }
     // Re-match to collect this route's parameters (the loop may have matched others after).
-    if (found == &fallback_) {
-        params.clear();
-    } else {
-        match(found->pattern, segments, params);
+    if (found == &fallback_) params.clear();
+    else match(found->pattern, segments, params);
+    out.route_name = found->path;
+    if (auto why = invalid_url_value(found->pattern, params, target->query); !why.empty()) {
+        out.answer = error(bhttp::status::bad_request, why);
+        co_return;
     }
-    info.route = found->path;
-    request_context ctx{req, std::move(params), std::move(target->query), client, executor, {}, {}, {}};
+    if (found->admit) {
+        request_context ctx{header, params, target->query, client, executor, {}, {}, {}};
+        std::exception_ptr failure;
+        try {
+            co_await found->admit(ctx);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        if (failure) {
+            out.answer = failure_response(failure, header);
+            co_return;
+        }
+        out.subject_ = std::move(ctx.subject);
+        out.caller_admin_ = ctx.caller_admin;
+    }
+    out.found_ = found;
+    out.params_ = std::move(params);
+    out.query_ = std::move(target->query);
+}
+
+boost::asio::awaitable<response> router::dispatch(const request& req, admission admitted, client_presence& client,
+                                                  boost::asio::any_io_executor executor, dispatch_info& info) const {
+    request_context ctx{req, std::move(admitted.params_), std::move(admitted.query_), client, executor, {}, {},
+                        std::move(admitted.subject_)};
+    ctx.caller_admin = admitted.caller_admin_;
     std::exception_ptr failure;
     response res;
     try {
-        res = co_await found->h(ctx);
+        res = co_await admitted.found_->h(ctx);
         info.on_write_failed = std::move(ctx.on_write_failed);
-        info.parked = ctx.parked;
-        res.version(version);
-        co_return res;
     } catch (...) {
         failure = std::current_exception();
     }
     info.parked = ctx.parked;
-    const failure_answer answer = map_failure_(failure, req);
-    res = error(answer.status, answer.message, version);
-    if (answer.retry_after_seconds > 0) res.set(bhttp::field::retry_after, std::to_string(answer.retry_after_seconds));
+    if (failure) res = failure_response(failure, req);
+    finish(res, req, admitted.allow_origin_);
     co_return res;
 }
 

@@ -4,6 +4,13 @@
 // the GET routes that allow it, hands unmatched GETs outside reserved prefixes to a fallback
 // (the dashboard's page), and is the one place where domain errors become statuses and
 // unexpected failures become a logged 500.
+//
+// A request passes two steps. admit() sees only the request line and header fields: it
+// refuses origins the CORS policy does not allow, malformed targets and URL values that are
+// not UTF-8, answers what needs no body (404, 405, OPTIONS), and runs the route's admitter
+// (authentication, rate limits), all before any byte of the body is read. dispatch() then
+// runs the admitted route's handler on the whole request.
+#include "http/cors_policy.hpp"
 #include "http/types.hpp"
 
 #include <utility>
@@ -11,12 +18,18 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace queen::http {
 
 using handler = std::function<boost::asio::awaitable<response>(request_context&)>;
+// Admits a request from its header alone (the body is not read yet, and rc.req has none):
+// returns to admit it, and may set rc.subject and rc.caller_admin; throws to refuse it (the
+// exception is answered as a handler's would be).
+using admitter = std::function<boost::asio::awaitable<void>(request_context&)>;
 
 // How a handler's exception is answered. The layer that knows the error types (api/) maps
 // them, and logs what the client must not see; the router only renders the answer.
@@ -29,26 +42,52 @@ using failure_mapper = std::function<failure_answer(std::exception_ptr, const re
 
 // What dispatch tells its caller about the request beyond the response.
 struct dispatch_info {
-    std::string_view route = "unmatched";             // the matched pattern as registered, "fallback" for the fallback
     std::chrono::steady_clock::duration parked{};     // time the handler spent parked
     std::function<void()> on_write_failed;            // called when the response could not be written
 };
 
 class router {
+    struct route;
+
 public:
-    explicit router(failure_mapper map_failure) : map_failure_(std::move(map_failure)) {}
+    // What admit() decided, carried to dispatch() of the same request.
+    class admission {
+    public:
+        // Set: the request is answered with this and its body is never read.
+        std::optional<response> answer;
+        // The matched pattern as registered, "fallback" for the fallback, "unmatched" for none.
+        std::string_view route_name = "unmatched";
+
+    private:
+        friend class router;
+        const route* found_ = nullptr;
+        std::vector<std::string> params_;
+        std::map<std::string, std::string> query_;
+        std::optional<std::string> subject_;
+        bool caller_admin_ = true;
+        std::string allow_origin_;
+    };
+
+    router(failure_mapper map_failure, cors_policy cors)
+        : map_failure_(std::move(map_failure)), cors_(std::move(cors)) {}
 
     // pattern: "/api/v1/pop/queue/:queue/partition/:partition"; ":name" matches one segment.
-    // answers_head: a GET route that also answers HEAD (its headers, no body); only for GETs
-    // without side effects.
-    void add(bhttp::verb method, std::string pattern, handler h, bool answers_head = false);
+    // admit: null admits every request. answers_head: a GET route that also answers HEAD (its
+    // headers, no body); only for GETs without side effects.
+    void add(bhttp::verb method, std::string pattern, admitter admit, handler h, bool answers_head = false);
 
     // A GET or HEAD that no route matches, whose first path segment is none of `reserved`, is
-    // answered by h (as HEAD without a body); anything else unmatched stays a 404.
+    // answered by h (as HEAD without a body) without an admitter; anything else unmatched stays
+    // a 404.
     void set_fallback(std::vector<std::string> reserved, handler h);
 
-    // Answers one request; never throws.
-    boost::asio::awaitable<response> dispatch(const request& req, client_presence& client,
+    // Decides from `header` (a request whose body is not read) whether and where it is served;
+    // never throws.
+    boost::asio::awaitable<admission> admit(const request& header, client_presence& client,
+                                            boost::asio::any_io_executor executor) const;
+
+    // Answers an admitted request (admission without an answer) whose body is read; never throws.
+    boost::asio::awaitable<response> dispatch(const request& req, admission admitted, client_presence& client,
                                               boost::asio::any_io_executor executor, dispatch_info& info) const;
 
 private:
@@ -56,19 +95,25 @@ private:
         bhttp::verb method;
         std::string path;                  // the pattern as registered
         std::vector<std::string> pattern;  // literal segments, or ":name"
+        admitter admit;
         handler h;
         bool answers_head = false;
     };
-    // dispatch() before HEAD's body is dropped.
-    boost::asio::awaitable<response> answer(const request& req, client_presence& client,
-                                            boost::asio::any_io_executor executor, dispatch_info& info) const;
+    // admit() before the answer's CORS headers are set and HEAD's body is dropped.
+    boost::asio::awaitable<void> decide(const request& header, client_presence& client,
+                                        boost::asio::any_io_executor executor, admission& out) const;
     // The route for a request that no route matches, or nullptr.
     const route* fallback_for(const request& req, const std::vector<std::string>& segments) const;
+    // A handler's or admitter's exception as an answer.
+    response failure_response(std::exception_ptr failure, const request& req) const;
+    // The answer's version, CORS header and, for HEAD, its body dropped.
+    void finish(response& res, const request& req, const std::string& allow_origin) const;
 
     std::vector<route> routes_;
     std::vector<std::string> reserved_;
-    route fallback_{bhttp::verb::get, "fallback", {}, nullptr, true};
+    route fallback_{bhttp::verb::get, "fallback", {}, nullptr, nullptr, true};
     failure_mapper map_failure_;
+    cors_policy cors_;
 };
 
 }  // namespace queen::http

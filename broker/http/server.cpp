@@ -1,5 +1,6 @@
 #include "http/server.hpp"
 
+#include "http/accept_backoff.hpp"
 #include "http/request_errors.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -7,11 +8,14 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+
+#include <array>
 
 namespace queen::http {
 
@@ -23,6 +27,10 @@ using asio::use_awaitable;
 namespace {
 
 using tls_stream = beast::ssl_stream<beast::tcp_stream>;
+
+// What one read may add to the connection's buffer beyond a header: the most of a request's
+// body the broker holds before the request is admitted.
+constexpr std::size_t pre_admission_read_bytes = 64 * 1024;
 
 // Plain HTTP has nothing to open.
 asio::awaitable<bool> open_session(beast::tcp_stream&, const server_options&) {
@@ -58,53 +66,94 @@ asio::awaitable<void> close_session(tls_stream& stream, bool opened, const serve
     tcp.close();
 }
 
-// Writes `res` (an error the connection ends with) within the write timeout. The observers
-// count it as an answered request of the route "refused" (method "unknown" when the request
-// line was not read).
+// Reads and drops what a client sends after an answer that ends its connection with its body
+// unread, for at most linger_time and linger_bytes, so that the client reads the answer before
+// the close resets the connection. Only for plain TCP: over TLS, close_session's close_notify
+// ends it.
+asio::awaitable<void> discard_unread_body(beast::tcp_stream& stream) {
+    static constexpr auto linger_time = std::chrono::seconds(1);
+    static constexpr std::size_t linger_bytes = 1u << 20;
+    beast::error_code ec;
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+    std::array<char, 16384> sink;
+    stream.expires_after(linger_time);
+    for (std::size_t dropped = 0; !ec && dropped < linger_bytes;)
+        dropped += co_await stream.async_read_some(asio::buffer(sink), redirect_error(use_awaitable, ec));
+}
+asio::awaitable<void> discard_unread_body(tls_stream&) { co_return; }
+
+// Writes `res` (an answer given before a request was dispatched) within the write timeout,
+// and tells the observers it was answered (route "refused" unless admission matched one,
+// method "unknown" when the request line was not read). started: on_request_started was
+// called for it already. keep_alive: the connection may serve another request; otherwise it
+// ends, its unread body discarded.
 template <class Stream>
-asio::awaitable<void> answer_and_close(Stream& stream, response res, const server_options& options,
-                                       std::string_view method) {
-    if (options.on_request_started) options.on_request_started();
-    const auto started = std::chrono::steady_clock::now();
+asio::awaitable<bool> answer_early(Stream& stream, response res, const server_options& options,
+                                   std::string_view route, std::string_view method, bool started, bool keep_alive) {
+    if (!started && options.on_request_started) options.on_request_started();
+    const auto begun = std::chrono::steady_clock::now();
     add_common_headers(res);
-    res.keep_alive(false);
-    beast::error_code ignored;
+    res.keep_alive(keep_alive);
+    beast::error_code ec;
     beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ignored));
+    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
     if (options.on_request_finished)
-        options.on_request_finished("refused", method.empty() ? std::string_view("unknown") : method,
-                                    res.result_int(),
-                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+        options.on_request_finished(route, method.empty() ? std::string_view("unknown") : method, res.result_int(),
+                                    std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
+    if (!ec && !keep_alive) co_await discard_unread_body(stream);
+    co_return !ec && keep_alive;
 }
 
-// Reads one request into `parser`, answering "Expect: 100-continue" on the way; a header past
-// the limits ends it with bhttp::error::header_limit.
+// The answer to a request whose reading failed with `ec`, or nullopt when the connection
+// just ends (the client closed it, a timeout, a network error).
+std::optional<response> reading_failure(const beast::error_code& ec, const bhttp::request_parser<bhttp::string_body>& parser,
+                                        const server_options& options) {
+    if (ec == bhttp::error::header_limit) {
+        const auto too_many = header_count_violation(parser.get().base(), options.headers);
+        return error(bhttp::status::request_header_fields_too_large,
+                     too_many ? *too_many : header_too_large(options.headers));
+    }
+    if (ec == bhttp::error::body_limit)
+        return error(bhttp::status::payload_too_large,
+                     "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
+    // A malformed request: answered 400 once.
+    if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category())
+        return error(bhttp::status::bad_request, malformed_request_text(ec));
+    return std::nullopt;
+}
+
+// Reads the request line and header fields into `parser`; a header past the limits ends it
+// with bhttp::error::header_limit, a Content-Length past the body limit with body_limit.
 template <class Stream>
-asio::awaitable<void> read_request(Stream& stream, beast::flat_buffer& buffer,
-                                   bhttp::request_parser<bhttp::string_body>& parser, const server_options& options,
-                                   beast::error_code& ec) {
+asio::awaitable<void> read_header(Stream& stream, beast::flat_buffer& buffer,
+                                  bhttp::request_parser<bhttp::string_body>& parser, const server_options& options,
+                                  beast::error_code& ec) {
     co_await bhttp::async_read_header(stream, buffer, parser, redirect_error(use_awaitable, ec));
-    // Too many fields counts as too large a header (431; serve_requests tells which).
+    // Too many fields counts as too large a header (431; reading_failure tells which).
     if (!ec && header_count_violation(parser.get().base(), options.headers)) ec = bhttp::error::header_limit;
-    if (ec || parser.is_done()) co_return;
-    // A client that asked "Expect: 100-continue" waits for this before it sends the body
-    // (curl waits a whole second otherwise). A body over the limit is refused by the parser
-    // below, so the client gets the 413 instead of sending it.
-    auto expect = parser.get()[bhttp::field::expect];
-    if (beast::iequals(expect, "100-continue") &&
-        (!parser.content_length() || *parser.content_length() <= options.max_body_bytes)) {
+}
+
+// Reads the body of an admitted request, answering "Expect: 100-continue" first (curl waits a
+// whole second otherwise). A Content-Length over the limit was refused with the header.
+template <class Stream>
+asio::awaitable<void> read_body(Stream& stream, beast::flat_buffer& buffer,
+                                bhttp::request_parser<bhttp::string_body>& parser, beast::error_code& ec) {
+    if (parser.is_done()) co_return;
+    if (beast::iequals(parser.get()[bhttp::field::expect], "100-continue")) {
         bhttp::response<bhttp::empty_body> cont{bhttp::status::continue_, parser.get().version()};
         co_await bhttp::async_write(stream, cont, redirect_error(use_awaitable, ec));
     }
     if (!ec) co_await bhttp::async_read(stream, buffer, parser, redirect_error(use_awaitable, ec));
 }
 
-// Serves requests on an open connection until it closes, fails or times out.
+// Serves requests on an open connection until it closes, fails or times out. Each request is
+// admitted (http/router.hpp) from its header before any byte of its body is read; until then
+// the connection holds at most the header limit plus one read (pre_admission_read_bytes).
 template <class Stream>
 asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const server_options& options,
                                      per_client_slots& connections) {
     auto& tcp = beast::get_lowest_layer(stream);
-    beast::flat_buffer buffer;
+    beast::flat_buffer buffer(options.headers.max_bytes + pre_admission_read_bytes);
     beast::error_code ec;
     client_presence presence(tcp.socket());
     // Over the limit, the connection's first request is read and answered 429.
@@ -116,29 +165,12 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
         apply_header_limits(parser, options.headers);
         tcp.expires_after(first ? options.read_timeout : options.idle_timeout);
         first = false;
-        co_await read_request(stream, buffer, parser, options, ec);
+        co_await read_header(stream, buffer, parser, options, ec);
         const std::string_view method = parser.get().method_string();  // empty when unread
         if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
-        if (ec == bhttp::error::header_limit) {
-            const auto too_many = header_count_violation(parser.get().base(), options.headers);
-            response res = error(bhttp::status::request_header_fields_too_large,
-                                 too_many ? *too_many : header_too_large(options.headers));
-            co_await answer_and_close(stream, std::move(res), options, method);
-            break;
-        }
-        if (ec == bhttp::error::body_limit) {
-            response res =
-                error(bhttp::status::payload_too_large,
-                      "request body exceeds the limit of " + std::to_string(options.max_body_bytes) + " bytes");
-            co_await answer_and_close(stream, std::move(res), options, method);
-            break;
-        }
         if (ec) {
-            if (ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category()) {
-                // A malformed request: answer 400 once, then close.
-                response res = error(bhttp::status::bad_request, malformed_request_text(ec));
-                co_await answer_and_close(stream, std::move(res), options, method);
-            }
+            if (auto res = reading_failure(ec, parser, options))
+                co_await answer_early(stream, std::move(*res), options, "refused", method, false, false);
             break;
         }
         if (!connection_slot) {
@@ -146,23 +178,40 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
                                  "too many open connections from this address (the limit is " +
                                      std::to_string(connections.limit()) + ")");
             res.set(bhttp::field::retry_after, "1");
-            co_await answer_and_close(stream, std::move(res), options, method);
+            co_await answer_early(stream, std::move(res), options, "refused", method, false, false);
+            break;
+        }
+        if (options.on_request_started) options.on_request_started();
+        const auto started = std::chrono::steady_clock::now();
+        router::admission admitted = co_await routes.admit(parser.get(), presence, stream.get_executor());
+        if (admitted.answer) {
+            // A body not read yet is never read: the connection ends after the answer.
+            const bool keep_alive = parser.is_done() && parser.get().keep_alive();
+            if (co_await answer_early(stream, std::move(*admitted.answer), options, admitted.route_name, method, true,
+                                      keep_alive))
+                continue;
+            break;
+        }
+        co_await read_body(stream, buffer, parser, ec);
+        if (ec) {
+            auto res = reading_failure(ec, parser, options);
+            if (!res) res = error(bhttp::status::bad_request, "the request body ended before its announced length");
+            co_await answer_early(stream, std::move(*res), options, admitted.route_name, method, true, false);
             break;
         }
         request req = parser.release();
         // Handlers may legitimately take long (long-poll); they bound themselves.
         tcp.expires_never();
-        const auto started = std::chrono::steady_clock::now();
-        if (options.on_request_started) options.on_request_started();
         dispatch_info info;
-        response res = co_await routes.dispatch(req, presence, stream.get_executor(), info);
+        const std::string_view route = admitted.route_name;
+        response res = co_await routes.dispatch(req, std::move(admitted), presence, stream.get_executor(), info);
         add_common_headers(res);
         res.keep_alive(req.keep_alive());
         tcp.expires_after(options.write_timeout);
         co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
         if (options.on_request_finished) {
             const auto spent = std::chrono::steady_clock::now() - started - info.parked;
-            options.on_request_finished(info.route, req.method_string(), res.result_int(),
+            options.on_request_finished(route, req.method_string(), res.result_int(),
                                         std::chrono::duration<double>(spent).count());
         }
         if (ec) {
@@ -226,14 +275,22 @@ void server::stop() {
 }
 
 asio::awaitable<void> server::accept_loop() {
+    accept_backoff backoff;
+    asio::steady_timer pause(acceptor_.get_executor());
     for (;;) {
         beast::error_code ec;
         auto socket = co_await acceptor_.async_accept(asio::make_strand(ioc_), redirect_error(use_awaitable, ec));
         if (ec) {
             if (ec == asio::error::operation_aborted || !acceptor_.is_open()) co_return;
-            log::warn("accept failed: {}", ec.message());
+            const auto decision = backoff.failed(ec, std::chrono::steady_clock::now());
+            if (decision.log_line) log::warn("{}", *decision.log_line);
+            if (decision.wait.count() > 0) {
+                pause.expires_after(decision.wait);
+                co_await pause.async_wait(redirect_error(use_awaitable, ec));
+            }
             continue;
         }
+        backoff.succeeded();
         socket.set_option(asio::ip::tcp::no_delay(true), ec);
         auto executor = socket.get_executor();
         if (options_.tls) {

@@ -34,6 +34,9 @@ struct request_context {
     // The validated token's "sub" (auth on, a token with a string sub), stamped on pushed
     // messages as producerSub; none otherwise.
     std::optional<std::string> subject;
+    // The caller may see what only admin may: auth is off, or its token has the admin level.
+    // Set with subject when the request is admitted, before its body is read.
+    bool caller_admin = true;
 
     // Query value or nullptr.
     const std::string* query_value(const std::string& key) const {

@@ -94,15 +94,16 @@ asio::awaitable<render::record_set> resources_overview(db::pg_pool& pool) {
     co_return co_await records(pool, "SELECT * FROM queen.resources_overview()", none);
 }
 
-asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool) {
+asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bool every_application) {
     const std::vector<pg_param> none;
+    const std::vector<pg_param> whose{pg_param::text(every_application ? "true" : "false")};
     postgres_stats s;
     s.database = co_await records(pool, "SELECT * FROM queen.pg_database_cache()", none);
     s.tables = co_await records(pool, "SELECT * FROM queen.pg_table_cache()", none);
     s.indexes = co_await records(pool, "SELECT * FROM queen.pg_index_cache()", none);
     s.dead_tuples = co_await records(pool, "SELECT * FROM queen.pg_dead_tuples()", none);
     s.hot_updates = co_await records(pool, "SELECT * FROM queen.pg_hot_updates()", none);
-    s.active_queries = co_await records(pool, "SELECT * FROM queen.pg_active_queries()", none);
+    s.active_queries = co_await records(pool, "SELECT * FROM queen.pg_active_queries($1::boolean)", whose);
     s.autovacuum = co_await records(pool, "SELECT * FROM queen.pg_autovacuum_status()", none);
     s.buffer_usage = co_await records(pool, "SELECT * FROM queen.pg_buffer_usage()", none);
     s.table_sizes = co_await records(pool, "SELECT * FROM queen.pg_table_sizes()", none);

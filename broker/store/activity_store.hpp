@@ -54,7 +54,8 @@ struct postgres_stats {
     render::record_set tables, indexes, dead_tuples, hot_updates, active_queries, autovacuum, buffer_usage,
         table_sizes;
 };
-boost::asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool);
+// every_application: the running statements of every application, else only the broker's own.
+boost::asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bool every_application);
 
 // queen.bucket_minutes: the bucket width of a window (API-OPERATOR.md "Time windows").
 boost::asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us);

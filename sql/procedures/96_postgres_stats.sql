@@ -85,19 +85,26 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.pg_hot_updates() IS 'The 15 most updated tables of the queen schema and their HOT share.';
 
-CREATE OR REPLACE FUNCTION queen.pg_active_queries()
+-- queen.pg_active_queries(p_every_application): statements of this database running for over a
+-- second. Their text holds the literals of whoever sent them, so only an admin caller sees every
+-- application's (true); below admin (false) only the statements of the caller's own
+-- application_name (the broker's own connections).
+DROP FUNCTION IF EXISTS queen.pg_active_queries();  -- it takes p_every_application
+CREATE OR REPLACE FUNCTION queen.pg_active_queries(p_every_application boolean)
 RETURNS TABLE(pid integer, duration numeric, state text, query text, "waitEventType" text, "waitEvent" text)
-LANGUAGE sql STABLE
+LANGUAGE sql STABLE STRICT
 AS $$
     SELECT a.pid, round(extract(epoch FROM now() - a.query_start)::numeric, 2), a.state, left(a.query, 200),
            a.wait_event_type, a.wait_event
       FROM pg_stat_activity a
      WHERE a.datname = current_database() AND a.state IS DISTINCT FROM 'idle' AND a.pid <> pg_backend_pid()
        AND a.query_start < now() - interval '1 second'
+       AND (p_every_application OR a.application_name = current_setting('application_name'))
      ORDER BY a.query_start
      LIMIT 10
 $$;
-COMMENT ON FUNCTION queen.pg_active_queries() IS 'Up to 10 statements of this database running for over a second.';
+COMMENT ON FUNCTION queen.pg_active_queries(boolean) IS
+    'Up to 10 statements of this database running for over a second: of every application, or only of the caller''s application_name.';
 
 CREATE OR REPLACE FUNCTION queen.pg_autovacuum_status()
 RETURNS TABLE("table" text, "lastAutovacuum" text, "deadTuples" bigint, "autovacuumCount" bigint,

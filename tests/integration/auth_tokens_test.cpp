@@ -286,5 +286,30 @@ TEST(AuthTokens, SettingsThatCannotVerifyRefuseToStart) {
     EXPECT_NE(refusal({{"JWT_ALGORITHM", "auto"}}).find("needs at least one key"), std::string::npos);
 }
 
+// Text the client chose reaches neither the database nor an answer unfit for it: a sub holding
+// NUL (which PostgreSQL text cannot store) is a malformed token, and an unknown kid is echoed
+// as valid UTF-8, cut on a character boundary, its control characters escaped.
+TEST(AuthTokens, HostileSubAndKidTextIsRefusedOrEchoedSafely) {
+    const auto& k = test_keys();
+    {
+        broker_process b(cluster().conninfo(), {{"JWT_ENABLED", "true"}, {"JWT_SECRET", secret}});
+        auto c = client_of(b);
+        expect_refused(c, jwt::token("HS256", jwt::claims(std::string("a\0b", 3), "read-write"), nullptr, secret),
+                       "malformed token", "a sub with U+0000");
+        expect_accepted(c, jwt::token("HS256", jwt::claims("a b", "read-write"), nullptr, secret), "a plain sub");
+    }
+    const auto file = temp_file(all_keys_jwks());
+    broker_process b(cluster().conninfo(), {{"JWT_ENABLED", "true"},
+                                            {"JWT_ALGORITHM", "auto"},
+                                            {"JWT_JWKS_FILE", file.string()}});
+    auto c = client_of(b);
+    const std::string long_kid = std::string(127, 'k') + "\xc3\xa9";  // 129 bytes, the last character 2 long
+    expect_refused(c, jwt::token("RS256", jwt::claims("x", "read-write"), k.rsa, "", long_kid),
+                   "Unknown key ID: " + std::string(127, 'k') + "\xe2\x80\xa6", "a kid cut inside a character");
+    expect_refused(c, jwt::token("RS256", jwt::claims("x", "read-write"), k.rsa, "", "a\x01" "b"),
+                   "Unknown key ID: a\\x01b", "a kid with a control character");
+    std::filesystem::remove(file);
+}
+
 }  // namespace
 }  // namespace queen::test

@@ -1,8 +1,8 @@
 // Hostile JSON through the real broker (docs/json-input.md).
 //
 // HostileJson.EveryBodyRouteSurvivesTheBadInputTable drives every route that takes a body
-// with nesting 10^2..10^6 deep, long keys, 10 MB strings, invalid UTF-8 and NUL bytes in
-// every string field and duplicate keys; each answer is a 2xx or a 4xx naming the problem,
+// with nesting 10^2..10^6 deep, long keys, 10 MB strings, a million values, integers past
+// int64, invalid UTF-8 and NUL bytes in every string field and duplicate keys; each answer is a 2xx or a 4xx naming the problem,
 // the broker stays up, and a 4xx leaves every queen table as it was (row versions compared).
 // The other tests follow one payload at the depth limit through push, pop, queen.messages and
 // the dead letters; refuse one level deeper on every way in; and pop and dead-letter a row
@@ -100,6 +100,13 @@ std::vector<hostile_value> slot_values() {
     v.push_back({"NUL escape", R"("a\u0000b")"});
     v.push_back({"lone surrogate", R"("a\ud800b")"});
     v.push_back({"huge number", "1e999999"});
+    // Past QUEEN_MAX_JSON_VALUES (1,000,000): 413 before any document is built.
+    v.push_back({"1,000,001 empty arrays", [] {
+                     std::string s = "[[]";
+                     for (int i = 0; i < 1000000; ++i) s += ",[]";
+                     return s + "]";
+                 }()});
+    v.push_back({"2^64 - 10^6", "18446744073708551616"});
     return v;
 }
 
