@@ -45,7 +45,7 @@
 #            control's must too. With 30s the control's replay stops behind its query for up to
 #            30 s at a time and catches up in bursts, partly in the holder's slots and partly
 #            after the phase; it then used 44 CPU-seconds where the holder's used 53 (with 0:
-#            59 and 54; docs/benchmarks.md, "The standby's control"). The notes give the
+#            59 and 54; docs/history/held-snapshots.md, "The standby's control"). The notes give the
 #            CPU-seconds each standby used.
 #   none     nothing on either side: an A/A run, whose ratios are the method's own noise on
 #            this machine, to read the holders' against.

@@ -106,6 +106,8 @@ finish_background() {
 
 suite sql-placement check python3 "$ROOT/scripts/check_sql_placement.py" "$ROOT/broker"
 suite sql-placement-self check python3 "$ROOT/scripts/check_sql_placement.py" --self-test
+suite doc-references check python3 "$ROOT/scripts/check_doc_references.py" "$ROOT"
+suite doc-references-self check python3 "$ROOT/scripts/check_doc_references.py" --self-test
 suite unit gtest "$BUILD_DIR/queen_unit_tests"
 suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"

@@ -27,7 +27,7 @@ struct analytics_request {
     std::optional<std::string> filter;  // hostname or queue
 };
 
-// The window of API-OPERATOR.md "Time windows" and the route's one filter.
+// The window of docs/http-api.md, "Time windows and counts" and the route's one filter.
 analytics_request parse_analytics(const http::request_context& rc, const limits& lim, const char* filter_key) {
     analytics_request r;
     r.window = parse_status_window(rc.query, lim, std::chrono::hours(1), wall_clock_us());

@@ -1,4 +1,4 @@
-// Consumer groups (API.md, "Consumer groups"; API-OPERATOR.md for the answers Queen's tools read;
+// Consumer groups (docs/consumer-groups.md, with the answers Queen's tools read;
 // decisions in docs/consumer-groups.md): listing (queen.list_group_summaries, from the stats
 // snapshot), lagging cursors (queen.lagging_cursors), detail (queen.group_cursors), delete
 // (queen.delete_group), seek (queen.seek_group) and subscription rewrite

@@ -1,5 +1,5 @@
 #pragma once
-// The consumer-group answers (API-OPERATOR.md, "Consumer groups: listings and answers"; shapes
+// The consumer-group answers (docs/consumer-groups.md; shapes
 // and decisions in docs/consumer-groups.md).
 #include "store/groups_store.hpp"
 

@@ -1,4 +1,4 @@
-// POST /api/v1/lease/:leaseId/extend (API.md; decisions in docs/consumer-groups.md).
+// POST /api/v1/lease/:leaseId/extend (docs/http-api.md; decisions in docs/consumer-groups.md).
 #include "api/group_requests.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"

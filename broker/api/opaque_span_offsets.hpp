@@ -1,6 +1,6 @@
 #pragma once
 // Acks by transaction id whose message sits in a segment the database cannot decode: zstd
-// segments written with queen_ext, which was dropped since (DESIGN.md, "the codec layer").
+// segments written with queen_ext, which was dropped since (docs/architecture.md, the codec layer).
 // queen.find_in_span then raises SQLSTATE QNDEC; the broker, which decodes zstd itself,
 // finds those offsets in the group's live spans and calls again with them.
 #include "api/requests.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The message objects of a pop answer (API.md, pop). A stored payload is embedded as the
+// The message objects of a pop answer (docs/http-api.md, pop). A stored payload is embedded as the
 // bytes it was stored with: it is never parsed on the way out, so its depth costs nothing.
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"

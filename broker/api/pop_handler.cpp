@@ -57,7 +57,7 @@ std::vector<claimed_partition> partitions_of(const store::claimed_spans& claimed
     return out;
 }
 
-// The 200 answer of API.md's pop: the envelope of the first partition, then every message of
+// The 200 answer of a pop (docs/http-api.md): the envelope of the first partition, then every message of
 // the claimed spans but the tombstoned ones, decoded from the segments in place.
 pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed) {
     pop_result r;

@@ -1,5 +1,5 @@
 #pragma once
-// The 201 body of a push: one answer per item, in request order (API.md, push).
+// The 201 body of a push: one answer per item, in request order (docs/http-api.md, push).
 #include "core/push_types.hpp"
 
 #include <string>

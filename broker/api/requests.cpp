@@ -239,7 +239,7 @@ struct option_spec {
     std::int64_t max;
 };
 
-// The options of API.md (configure) with their types and ranges; defaults live in the
+// The options of configure (docs/http-api.md) with their types and ranges; defaults live in the
 // schema (sql/migrations/0001_queues.sql).
 constexpr option_spec option_specs[] = {
     {"leaseTime", false, 1, 7 * 86400},

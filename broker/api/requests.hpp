@@ -1,7 +1,7 @@
 #pragma once
 // Parsing and validation of request bodies and query strings into plain types. Pure
 // functions: they need no database, and throw api_error(bad_request, ...) naming exactly
-// what is wrong. Tolerances of API.md apply: null means absent for optional fields, unknown
+// what is wrong. The tolerances of docs/http-api.md ("Conventions") apply: null means absent for optional fields, unknown
 // keys are ignored, an unknown subscriptionMode means "all".
 #include "api/api_error.hpp"
 #include "api/validate.hpp"
@@ -24,7 +24,7 @@ inline constexpr const char* queue_mode_group = "__QUEUE_MODE__";
 
 using config::limits;
 
-// A field of a JSON object, with null treated as absent (API.md tolerance rule).
+// A field of a JSON object, with null treated as absent (the tolerance rule of docs/http-api.md).
 inline const nlohmann::json* present_field(const nlohmann::json& obj, const char* key) {
     auto it = obj.find(key);
     if (it == obj.end() || it->is_null()) return nullptr;

@@ -1,6 +1,6 @@
 #pragma once
 // The route table: every route the broker serves, with its handler, its access level
-// (API-OPERATOR.md, "Access per route", the one authority) and a one-line summary. It is the
+// (docs/security.md, "Access per route") and a one-line summary. It is the
 // one source of the router's routes (api/routes.cpp) and of the OpenAPI document
 // (api/openapi.cpp).
 #include "app/broker_context.hpp"

@@ -19,7 +19,7 @@ boost::asio::awaitable<http::response> handle_openapi(app::broker_context&, http
     co_return http::json_text(http::bhttp::status::ok, openapi_document(route_table(), QUEEN_VERSION));
 }
 
-// Levels as API-OPERATOR.md "Access per route" lists them; a route it does not list needs
+// Levels as docs/security.md "Access per route" lists them; a route it does not list needs
 // read-write. Literal routes come before the patterns that would also match them.
 const std::array routes{
     route_spec{bhttp::get, "/health", handle_health, anyone, "Health of the broker and its database"},

@@ -1,5 +1,5 @@
 #pragma once
-// The endpoint table of API.md, as far as it is built.
+// The routes (docs/http-api.md, "Every route") and their handlers.
 #include "api/requests.hpp"
 #include "app/broker_context.hpp"
 #include "http/router.hpp"

@@ -1,6 +1,6 @@
 #pragma once
 // Parsing of the status and analytics routes' query strings (docs/status-and-analytics.md;
-// API-OPERATOR.md "Time windows"). Pure functions: they throw api_error(bad_request, ...)
+// docs/http-api.md "Time windows and counts"). Pure functions: they throw api_error(bad_request, ...)
 // naming the parameter.
 #include "api/requests.hpp"
 #include "store/activity_store.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The answer of POST /api/v1/transaction (API.md, transaction), from what the store
+// The answer of POST /api/v1/transaction (docs/http-api.md, transaction), from what the store
 // reports: one result per push item and per ack, in operation order.
 #include "api/transaction_request.hpp"
 #include "core/push_batch.hpp"

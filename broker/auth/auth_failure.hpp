@@ -23,7 +23,7 @@ struct auth_failure {
     failure_kind kind;
     std::string detail;  // unknown_kid: the kid; algorithm_refused: the message's two names
 
-    // The text the client sees (API-OPERATOR.md, "Tokens").
+    // The text the client sees (docs/security.md, "Tokens").
     std::string message() const;
 };
 

@@ -1,5 +1,5 @@
 #pragma once
-// The JWT settings (API-OPERATOR.md, "Auth and tenancy"), with Queen's names and defaults,
+// The JWT settings (docs/security.md, "Settings"), with Queen's names and defaults,
 // read from the environment map. docs/security.md describes each one.
 #include <chrono>
 #include <map>

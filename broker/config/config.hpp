@@ -43,7 +43,7 @@ struct broker_config {
     std::chrono::milliseconds db_startup_wait{30000};  // how long start-up waits for PostgreSQL
     bool apply_schema = true;
     extension_policy extension = extension_policy::auto_detect;  // QUEEN_EXTENSION
-    // Limits (API.md); the defaults of the request limits are config::limits'.
+    // Limits (docs/http-api.md, "Conventions"); the defaults of the request limits are config::limits'.
     std::size_t max_body_bytes = 64u << 20;
     std::size_t max_push_items = limits{}.max_push_items;
     std::size_t max_pop_batch = limits{}.max_pop_batch;

@@ -1,5 +1,5 @@
 #pragma once
-// The request limits every parser checks (API.md, "Limits"), in one place: the counts come
+// The request limits every parser checks (docs/http-api.md, "Conventions"), in one place: the counts come
 // from the environment (config/config.cpp), the payload depth from the database.
 
 #include <cstddef>

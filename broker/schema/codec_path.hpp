@@ -1,5 +1,5 @@
 #pragma once
-// The database's codec path (DESIGN.md, "the codec layer"): with the queen_ext extension
+// The database's codec path (docs/architecture.md, the codec layer): with the queen_ext extension
 // installed, the SQL codec layer packs zstd segments and decodes in C; without it, plain SQL
 // over raw segments. The path belongs to the database; a broker reports it and checks it
 // against its QUEEN_EXTENSION policy at start.

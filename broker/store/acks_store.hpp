@@ -33,7 +33,7 @@ struct ack_outcome {
     std::optional<std::string> queue_name;
 };
 
-// queen.ack: applies the acks of one consumer group together (API.md, the ack algorithm).
+// queen.ack: applies the acks of one consumer group together (docs/http-api.md, the ack algorithm).
 // Throws db::pg_error with SQLSTATE QNDEC when an ack by transaction id falls in a segment
 // SQL cannot decode.
 boost::asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,

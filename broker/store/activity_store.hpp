@@ -57,7 +57,7 @@ struct postgres_stats {
 // every_application: the running statements of every application, else only the broker's own.
 boost::asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bool every_application);
 
-// queen.bucket_minutes: the bucket width of a window (API-OPERATOR.md "Time windows").
+// queen.bucket_minutes: the bucket width of a window (docs/http-api.md, "Time windows and counts").
 boost::asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us);
 
 // The row sets of /api/v1/analytics/* (95_analytics.sql), each over a window and one filter

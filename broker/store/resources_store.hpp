@@ -12,7 +12,7 @@
 
 namespace queen::store {
 
-// The counts of API-OPERATOR.md "Counts" for a partition, or summed over a queue's.
+// The counts of docs/operator-routes.md ("Counts and the stats snapshot") for a partition, or summed over a queue's.
 struct message_counts {
     std::int64_t total = 0;
     std::int64_t pending = 0;

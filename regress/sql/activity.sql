@@ -1,6 +1,6 @@
 -- The per-minute activity tables (sql/procedures/93_activity_metrics.sql) and the status
 -- reads over them (94_status.sql, 95_analytics.sql): flushes add up, gauges merge, buckets
--- follow API-OPERATOR.md "Time windows", and old rows are trimmed.
+-- follow docs/http-api.md "Time windows and counts", and old rows are trimmed.
 SET client_min_messages = warning;
 \set VERBOSITY terse
 

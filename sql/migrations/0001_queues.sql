@@ -1,5 +1,5 @@
--- Migration 1: queues. One row per queue with its options (API.md, configure).
--- Column defaults are the option defaults of API.md; a queue created by its first push
+-- Migration 1: queues. One row per queue with its options (docs/http-api.md, configure).
+-- Column defaults are the option defaults of docs/http-api.md; a queue created by its first push
 -- gets them.
 CREATE SCHEMA IF NOT EXISTS queen;
 

@@ -1,5 +1,5 @@
 -- Queue configuration.
--- queen.queue_options(queue row): the option set as API.md spells it (camelCase keys,
+-- queen.queue_options(queue row): the option set as docs/http-api.md spells it (camelCase keys,
 --   JSON types), the one mapping between option names and columns.
 -- queen.configure(name, namespace, task, options): creates the queue and its Default
 --   partition when missing and REPLACES the whole option set: options absent from

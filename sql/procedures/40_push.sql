@@ -19,7 +19,7 @@
 -- Isolation: READ COMMITTED only. Offsets come from a snapshot taken after the locks; a
 --   transaction-wide snapshot (REPEATABLE READ, SERIALIZABLE) could miss a push committed
 --   meanwhile, so such a call is refused.
--- Notifications are NOT sent here: the broker notifies after commit (DESIGN.md).
+-- Notifications are NOT sent here: the broker notifies after commit (docs/architecture.md).
 
 -- queen.push_key_ranges: the keys of a push call in lock order — (queue, partition) sorted by
 -- bytes — each with the 1-based range lo..hi of its items in the item arrays (items come

@@ -1,4 +1,4 @@
--- queen.ack: applies the acknowledgements of one call (API.md, ack algorithm).
+-- queen.ack: applies the acknowledgements of one call (docs/http-api.md, the ack algorithm).
 -- Inputs: the group; parallel arrays, one element per ack: partition id, transaction id,
 --   offset (NULL: resolve by transaction id), lease id (NULL: the live lease), status
 --   ('completed' | 'failed' | 'retry' | 'dlq'), error text.
@@ -130,7 +130,7 @@ BEGIN
             END LOOP;
         END IF;
 
-        -- The walk over this partition's signals (API.md, steps 1-4).
+        -- The walk over this partition's signals (docs/http-api.md, steps 1-4).
         v_committed := cur.committed;
         v_attempts := cur.attempts;
         v_attempt_at := cur.attempts_offset;

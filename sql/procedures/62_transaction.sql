@@ -1,4 +1,4 @@
--- queen.transaction: any mix of pushes and acks in ONE transaction (API.md, transaction).
+-- queen.transaction: any mix of pushes and acks in ONE transaction (docs/http-api.md, transaction).
 -- Inputs: the push items exactly as queen.push takes them (keys, counts, items); the acks
 --   as parallel arrays with a group per ack; lease ids that must still be live.
 -- Output: one jsonb {success, error, failedOperation, push:[{item, status, partition_id,

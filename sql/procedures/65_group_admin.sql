@@ -1,4 +1,4 @@
--- Consumer-group administration (API.md, "Consumer groups"; docs/consumer-groups.md).
+-- Consumer-group administration (docs/consumer-groups.md).
 -- Every operation here that moves or drops a cursor also releases its lease and resets its
 -- attempt counter and retry delay: an ack under the released lease is then resolved by the
 -- ack rules against the new cursor (unresolvable above it, noop/already committed below).

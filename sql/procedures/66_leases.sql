@@ -1,4 +1,4 @@
--- Lease renewal (API.md, POST /api/v1/lease/:leaseId/extend).
+-- Lease renewal (docs/http-api.md, POST /api/v1/lease/:leaseId/extend).
 -- queen.extend_lease(lease id, seconds) -> one row (status, expires_at, partitions)
 --   Extends every live lease with that id — one pop's lease covers every partition it
 --   claimed, whatever its group — to greatest(current expiry, now() + seconds). A shorter

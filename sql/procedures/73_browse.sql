@@ -40,7 +40,7 @@ AS $$
                 ELSE 'pending' END
 $$;
 COMMENT ON FUNCTION queen.message_status_rule(bigint, boolean, boolean, bigint, bigint, bigint[]) IS
-  'A message''s status from its tombstone, dead letters and cursors (API-OPERATOR.md, "Message status").';
+  'A message''s status from its tombstone, dead letters and cursors (docs/operator-routes.md, "Browsing").';
 
 -- queen.partition_cursor_summary(partition, group): what the status rules need of a
 -- partition's cursors: the queue-mode cursor (committed, live lease end and expiry), the named

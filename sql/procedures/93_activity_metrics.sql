@@ -30,7 +30,7 @@ CREATE OR REPLACE AGGREGATE queen.gauge_sum(queen.gauge) (
     STYPE = queen.gauge
 );
 
--- queen.bucket_minutes(from, to): the bucket width of API-OPERATOR.md "Time windows".
+-- queen.bucket_minutes(from, to): the bucket width of docs/http-api.md "Time windows and counts".
 CREATE OR REPLACE FUNCTION queen.bucket_minutes(p_from timestamptz, p_to timestamptz)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE

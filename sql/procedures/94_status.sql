@@ -1,5 +1,4 @@
--- /api/v1/status and /api/v1/status/* (docs/status-and-analytics.md; API-OPERATOR.md "Status
--- and analytics"). Column names are the answer's JSON names, a dot nesting them into objects
+-- /api/v1/status and /api/v1/status/* (docs/status-and-analytics.md). Column names are the answer's JSON names, a dot nesting them into objects
 -- (the broker renders any row that way); times are queen.iso_time text; rates are numeric
 -- with 2 decimals. Window reads cost window × brokers or window × queues: they read only
 -- the activity tables, the stats snapshot and the queues table.

@@ -1,4 +1,4 @@
--- /api/v1/analytics/* (docs/status-and-analytics.md; API-OPERATOR.md "Status and analytics"),
+-- /api/v1/analytics/* (docs/status-and-analytics.md),
 -- in the conventions of 94_status.sql: column names are the answers' member names, dots
 -- nest them. Each reads only the activity tables (cost: window × brokers or window × queues),
 -- except postgres-stats, which reads PostgreSQL's statistics views for the queen schema.

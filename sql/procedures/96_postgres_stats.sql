@@ -1,4 +1,4 @@
--- /api/v1/analytics/postgres-stats (API-OPERATOR.md): PostgreSQL's own statistics for this
+-- /api/v1/analytics/postgres-stats (docs/status-and-analytics.md): PostgreSQL's own statistics for this
 -- database and the queen schema, one function per part of the answer, in the conventions of
 -- 94_status.sql (column names are member names). Ratios are percentages, NULL when nothing
 -- was read; sizes are pg_size_pretty text with the bytes beside them.

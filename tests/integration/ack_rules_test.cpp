@@ -1,4 +1,4 @@
-// The ack algorithm of API.md through the real broker: resolution inside the live span,
+// The ack algorithm of docs/http-api.md through the real broker: resolution inside the live span,
 // cumulative commit, nacks, noop / already committed / unresolvable, lease release, attempts,
 // and the worked cases (span 1..5, retryLimit 2).
 #include "test_env.hpp"

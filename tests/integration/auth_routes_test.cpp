@@ -15,7 +15,7 @@ using nlohmann::json;
 using namespace auth_support;
 using api::access_level;
 
-// JWT_SKIP_PATHS' default (API-OPERATOR.md): these need no token.
+// JWT_SKIP_PATHS' default (docs/security.md): these need no token.
 const std::vector<std::string> default_skip_paths{"/health", "/metrics/prometheus", "/metrics", "/"};
 
 struct state {

@@ -1,4 +1,4 @@
-// Input validation at the HTTP boundary (API.md conventions, CLIENTS.md).
+// Input validation at the HTTP boundary (docs/http-api.md, "Conventions" and "What existing clients rely on").
 //
 // BadInput: every really wrong input is answered with the right 4xx and a JSON body
 // {"error": "<message naming the problem>"} (valid UTF-8, without CORS headers for a client

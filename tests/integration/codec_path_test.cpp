@@ -1,4 +1,4 @@
-// The codec path (DESIGN.md, "the codec layer"): the database decides whether segments are
+// The codec path (docs/architecture.md, the codec layer): the database decides whether segments are
 // packed and decoded by plain SQL (stock) or by the queen_ext extension. These tests check
 // that the path is reported, that the extension run really takes the accelerated path, that
 // installing and dropping the extension keeps every message readable, and that both paths

@@ -1,4 +1,4 @@
-// Consumer-group administration through the real broker (API.md "Consumer groups";
+// Consumer-group administration through the real broker (docs/consumer-groups.md;
 // docs/consumer-groups.md): listing and detail shapes, seek to the end / to a time stamp
 // (backwards = replay) / one partition, delete with and without metadata, subscription
 // rewrite — each checked by what the next pops deliver, and the refused calls (400, 404)

@@ -1,4 +1,4 @@
-// Push fusion and the connection pool under long-poll (API.md push, pop; DESIGN of fusion):
+// Push fusion and the connection pool under long-poll (docs/http-api.md push, pop; docs/architecture.md, fusion):
 // - concurrent pushes are fused into few transactions (counted with pg_stat_database), yet
 //   every request gets its own correct per-item answers and every message is stored once;
 // - concurrent duplicates inside a fused batch resolve to one stored original;

@@ -1,4 +1,4 @@
-// POST /api/v1/lease/:leaseId/extend through the real broker (API.md; docs/consumer-groups.md):
+// POST /api/v1/lease/:leaseId/extend through the real broker (docs/http-api.md; docs/consumer-groups.md):
 // an extended lease outlives its leaseTime (no redelivery, the ack still succeeds), the body's
 // defaults and tolerance, 400 for a bad `seconds` with nothing changed, a lease is never
 // shortened, every partition of a multi-partition pop is extended, and the failure answers

@@ -1,4 +1,4 @@
-// Long-poll pops (API.md, pop: wait=true). The brokers here re-check parked pops only every
+// Long-poll pops (docs/http-api.md, pop: wait=true). The brokers here re-check parked pops only every
 // 60 s (QUEEN_LONGPOLL_RECHECK_MS=60000), longer than any pop's 30 s timeout, so a parked
 // pop that returns a message well before its timeout was woken by a notification: a push on
 // the same broker, a push through another broker on the same database, or an ack that

@@ -1,4 +1,4 @@
-// Consumer groups and subscriptions (API.md, pop): every group gets every message, queue
+// Consumer groups and subscriptions (docs/http-api.md, pop): every group gets every message, queue
 // mode is independent of the groups, a new group starts from the beginning / from now /
 // from a time stamp recorded by its FIRST pop, partitions created later are included from
 // their first message, queue mode ignores the subscription parameters, and autoAck commits
