@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
         const double scan = median_ns(rounds, [&] { queen::api::check_json_text(body, lim.max_payload_depth); });
         const double parse = median_ns(rounds, [&] { parsed_items = nlohmann::json::parse(body)["items"].size(); });
         const double push = median_ns(rounds, [&] {
-            parsed_items = queen::api::parse_push(queen::api::parse_json_body(body, lim), lim).size();
+            parsed_items = queen::api::parse_push(queen::api::parse_json_body(body, lim).value, lim).size();
         });
         if (parsed_items != static_cast<std::size_t>(items)) {
             fmt::print(stderr, "self-check failed: {} items parsed, {} expected\n", parsed_items, items);

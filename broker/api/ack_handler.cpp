@@ -1,13 +1,11 @@
 #include "api/activity_recording.hpp"
 #include "api/opaque_span_offsets.hpp"
 #include "api/routes.hpp"
-#include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 #include "store/acks_store.hpp"
 
-#include <charconv>
 #include <map>
 #include <set>
 
@@ -18,13 +16,6 @@ namespace asio = boost::asio;
 namespace {
 
 using ack_answer = store::ack_outcome;
-
-std::optional<std::int64_t> parse_partition_id(const std::string& s) {
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || ptr != s.data() + s.size() || v <= 0) return std::nullopt;
-    return v;
-}
 
 // The acks `members` of one group as a queen.ack call takes them.
 std::vector<store::ack_request> ack_call(const std::vector<ack_item>& acks, const std::vector<std::size_t>& members) {
@@ -38,9 +29,9 @@ std::vector<store::ack_request> ack_call(const std::vector<ack_item>& acks, cons
     return out;
 }
 
-// Applies acks, one queen.ack call per consumer group; answers in input order. An ack by
-// transaction id that the database cannot place (QNDEC: a zstd segment without queen_ext)
-// gets its offset from the broker's own decoder, and the group's call is made again.
+// Applies acks, one queen.ack call per consumer group; answers in input order. Acks the
+// database cannot place by transaction id are resolved by the broker's own decoder
+// (with_undecodable_spans_resolved).
 asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, std::vector<ack_item>& acks) {
     std::vector<ack_answer> answers(acks.size());
     std::map<std::string, std::vector<std::size_t>> by_group;
@@ -55,24 +46,17 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(app::broker_context& ctx, st
         by_group[acks[i].consumer_group].push_back(i);
     }
     std::set<std::string> released_queues;
-    for (const auto& [group, members] : by_group) {
-        std::optional<std::vector<store::ack_outcome>> outcomes;
-        for (int attempt = 0; !outcomes; ++attempt) {
-            bool undecodable = false;
-            try {
-                const auto call = ack_call(acks, members);
-                outcomes = co_await store::apply_acks(ctx.pool, group, call);
-            } catch (const db::pg_error& e) {
-                if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
-                undecodable = true;
-            }
-            if (undecodable) {
-                std::vector<ack_item*> pending;
-                for (auto i : members) pending.push_back(&acks[i]);
-                co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(pending));
-            }
-        }
-        for (auto& o : *outcomes) {
+    for (const auto& entry : by_group) {
+        const std::string& group = entry.first;
+        const std::vector<std::size_t>& members = entry.second;
+        std::vector<ack_item*> pending;
+        for (auto i : members) pending.push_back(&acks[i]);
+        auto attempt = [&ctx, &acks, &group, &members]() -> asio::awaitable<std::vector<store::ack_outcome>> {
+            const auto call = ack_call(acks, members);
+            co_return co_await store::apply_acks(ctx.pool, group, call);
+        };
+        auto outcomes = co_await with_undecodable_spans_resolved(ctx.pool, std::move(pending), attempt);
+        for (auto& o : outcomes) {
             if (o.lease_released && o.queue_name) released_queues.insert(*o.queue_name);
             answers[members[o.item - 1]] = std::move(o);
         }
@@ -97,7 +81,8 @@ void write_answer(render::json_writer& out, const ack_item& item, const ack_answ
 
 // POST /api/v1/ack
 asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
     std::vector<ack_item> acks{parse_ack(body, ctx.limits)};
     auto answers = co_await apply_acks(ctx, acks);
     record_acks(ctx.activity, ctx.prometheus, acks, answers);
@@ -108,7 +93,8 @@ asio::awaitable<http::response> handle_ack(app::broker_context& ctx, http::reque
 
 // POST /api/v1/ack/batch
 asio::awaitable<http::response> handle_ack_batch(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
     auto acks = parse_ack_batch(body, ctx.limits);
     auto answers = co_await apply_acks(ctx, acks);
     record_acks(ctx.activity, ctx.prometheus, acks, answers);

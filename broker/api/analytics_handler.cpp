@@ -5,6 +5,7 @@
 #include "api/status_requests.hpp"
 #include "api/validate.hpp"
 #include "core/message_id.hpp"
+#include "core/wall_clock.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
 #include "render/record_set.hpp"
@@ -30,7 +31,7 @@ struct analytics_request {
 // The window of docs/http-api.md, "Time windows and counts" and the route's one filter.
 analytics_request parse_analytics(const http::request_context& rc, const limits& lim, const char* filter_key) {
     analytics_request r;
-    r.window = parse_status_window(rc.query, lim, std::chrono::hours(1), wall_clock_us());
+    r.window = parse_status_window(rc.query, lim, std::chrono::hours(1), core::wall_clock_us());
     if (filter_key) r.filter = query_name(rc.query, filter_key, lim);
     return r;
 }
@@ -102,7 +103,7 @@ asio::awaitable<http::response> handle_worker_metrics(app::broker_context& ctx, 
     const auto series = co_await rows(ctx, analytics_view::worker_series, r);
     const auto queues = co_await rows(ctx, analytics_view::worker_queues, r);
     const auto summary = co_await rows(ctx, analytics_view::worker_summary, r);
-    const auto workers = co_await store::status_workers(ctx.pool, wall_clock_us() - worker_window_us);
+    const auto workers = co_await store::status_workers(ctx.pool, core::wall_clock_us() - worker_window_us);
     const int minutes = co_await bucket_minutes(ctx, r);
     render::json_writer out;
     out.begin_object();

@@ -7,7 +7,8 @@ namespace queen::api {
 
 // POST /api/v1/configure: create or reconfigure a queue; echoes every stored option.
 boost::asio::awaitable<http::response> handle_configure(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
     auto r = parse_configure(body, ctx.limits);
     const store::queue_config config{r.queue, r.namespace_name, r.task, r.options.dump()};
     const auto stored = co_await store::configure_queue(ctx.pool, config);

@@ -68,7 +68,8 @@ dlq_requeue_request parse_dlq_requeue(const std::map<std::string, std::string>& 
     std::map<std::string, std::string> merged = query;
     bool has_body = body.find_first_not_of(" \t\r\n") != std::string_view::npos;
     if (has_body) {
-        const auto b = parse_json_body(body, lim);
+        const auto document = parse_json_body(body, lim);
+        const json& b = document.value;
         if (!b.is_object()) throw bad_request("request body must be a JSON object");
         for (const char* key : filter_keys) {
             auto it = b.find(key);

@@ -18,15 +18,11 @@ json_document object_body(std::string_view body, const limits& lim) {
     bool blank = true;
     for (char c : body)
         if (c != ' ' && c != '\t' && c != '\r' && c != '\n') blank = false;
-    if (blank) {
-        json_document empty;
-        static_cast<json&>(empty) = json::object();
-        return empty;
-    }
-    auto j = parse_json_body(body, lim);
-    if (j.is_null()) static_cast<json&>(j) = json::object();
-    if (!j.is_object()) throw bad_request("request body must be a JSON object");
-    return j;
+    if (blank) return json_document{json::object(), {}};
+    auto document = parse_json_body(body, lim);
+    if (document.value.is_null()) document.value = json::object();
+    if (!document.value.is_object()) throw bad_request("request body must be a JSON object");
+    return document;
 }
 
 
@@ -43,7 +39,8 @@ std::int64_t iso_field(const json& obj, const char* key) {
 }  // namespace
 
 std::int64_t parse_extend_seconds(std::string_view body, const limits& lim) {
-    const auto j = object_body(body, lim);
+    const auto document = object_body(body, lim);
+    const json& j = document.value;
     const json* v = present_field(j, "seconds");
     if (!v) return default_extend_seconds;
     const std::int64_t n = json_integer(*v, "seconds", 1, max_extend_seconds);
@@ -51,7 +48,8 @@ std::int64_t parse_extend_seconds(std::string_view body, const limits& lim) {
 }
 
 seek_request parse_seek(std::string_view body, const limits& lim) {
-    const auto j = object_body(body, lim);
+    const auto document = object_body(body, lim);
+    const json& j = document.value;
     seek_request r;
     if (const json* v = present_field(j, "toEnd")) {
         if (!v->is_boolean()) throw bad_request("toEnd must be a boolean");
@@ -65,7 +63,8 @@ seek_request parse_seek(std::string_view body, const limits& lim) {
 }
 
 std::int64_t parse_subscription(std::string_view body, const limits& lim) {
-    const auto j = object_body(body, lim);
+    const auto document = object_body(body, lim);
+    const json& j = document.value;
     // Queen's wording, which its tools show.
     if (!present_field(j, "subscriptionTimestamp")) throw bad_request("Missing subscriptionTimestamp in request body");
     return iso_field(j, "subscriptionTimestamp");

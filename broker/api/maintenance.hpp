@@ -12,9 +12,6 @@
 
 namespace queen::api {
 
-// Wall clock in microseconds since the epoch (a spooled item's acceptance time).
-std::int64_t wall_clock_us();
-
 // True when a push must go to the spool without trying PostgreSQL: push maintenance is on,
 // or this broker's spool still holds records (new pushes must not overtake them).
 bool push_goes_to_spool(const app::broker_context& ctx);

@@ -46,18 +46,14 @@ std::string maintenance_status(const app::broker_context& ctx) {
 }
 
 bool parse_enabled(const http::request_context& rc, const limits& lim) {
-    auto body = parse_json_body(rc.req.body(), lim);
+    const auto document = parse_json_body(rc.req.body(), lim);
+    const auto& body = document.value;
     if (!body.is_object() || !body.contains("enabled") || !body["enabled"].is_boolean())
         throw bad_request("body must be {\"enabled\": true|false}: enabled must be a boolean");
     return body["enabled"].get<bool>();
 }
 
 }  // namespace
-
-std::int64_t wall_clock_us() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 bool push_goes_to_spool(const app::broker_context& ctx) {
     return ctx.maintenance.push_paused() || ctx.spool.pending() > 0;

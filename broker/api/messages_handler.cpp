@@ -8,6 +8,7 @@
 #include "api/routes.hpp"
 #include "api/trace_requests.hpp"
 #include "core/message_id.hpp"
+#include "core/wall_clock.hpp"
 #include "crypto/payload_cipher.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -23,14 +24,6 @@ namespace queen::api {
 namespace asio = boost::asio;
 
 namespace {
-
-constexpr const char* queue_mode = "__QUEUE_MODE__";
-
-std::int64_t now_us() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 std::string_view or_empty(const std::optional<std::string>& v) {
     return v ? std::string_view(*v) : std::string_view();
@@ -90,7 +83,7 @@ std::string queue_path(const std::string& queue, const std::string& partition) {
 
 // The path's message: its partition id (404 when it is not one) and transaction id.
 std::int64_t path_partition(const http::request_context& rc) {
-    const auto pid = parse_trace_partition_id(rc.path_params.at(0));
+    const auto pid = parse_partition_id(rc.path_params.at(0));
     if (!pid) throw api_error(error_code::not_found, "Message not found");
     return *pid;
 }
@@ -99,7 +92,7 @@ std::int64_t path_partition(const http::request_context& rc) {
 
 // GET /api/v1/messages?queue=&partition=&ns=&task=&status=&consumerGroup=&from=&to=&limit=200&offset=0
 asio::awaitable<http::response> handle_browse_messages(app::broker_context& ctx, http::request_context& rc) {
-    const auto req = parse_message_browse(rc.query, ctx.limits, now_us());
+    const auto req = parse_message_browse(rc.query, ctx.limits, core::wall_clock_us());
     const store::browse_filter filter{req.queue, req.partition,    req.namespace_name, req.task,
                                       req.status, req.consumer_group, req.from_us,      req.to_us,
                                       req.limit, req.offset};
@@ -156,7 +149,7 @@ asio::awaitable<http::response> handle_get_message(app::broker_context& ctx, htt
     bool has_queue_mode = false;
     std::int64_t bus_groups = 0, consumed_by = 0;
     for (const auto& g : d->groups) {
-        if (g.name == queue_mode) {
+        if (g.name == queue_mode_group) {
             has_queue_mode = true;
             continue;
         }

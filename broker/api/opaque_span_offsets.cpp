@@ -1,5 +1,6 @@
 #include "api/opaque_span_offsets.hpp"
 
+#include "api/validate.hpp"
 #include "store/acks_store.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -10,22 +11,12 @@
 
 namespace queen::api {
 
-namespace {
-
-std::int64_t positive_id(const std::string& s) {
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    return ec == std::errc{} && ptr == s.data() + s.size() && v > 0 ? v : 0;
-}
-
-}  // namespace
-
 boost::asio::awaitable<void> resolve_offsets_in_undecodable_spans(db::pg_pool& pool, std::vector<ack_item*> acks) {
     // The (partition, group) spans to read, and the acks waiting for each.
     std::map<std::pair<std::int64_t, std::string>, std::vector<ack_item*>> wanted;
     for (auto* a : acks) {
         if (a->offset) continue;
-        if (auto pid = positive_id(a->partition_id)) wanted[{pid, a->consumer_group}].push_back(a);
+        if (auto pid = parse_partition_id(a->partition_id)) wanted[{*pid, a->consumer_group}].push_back(a);
     }
     if (wanted.empty()) co_return;
     std::vector<std::pair<std::int64_t, std::string>> keys;

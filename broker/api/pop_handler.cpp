@@ -4,6 +4,7 @@
 #include "api/pop_answer.hpp"
 #include "api/routes.hpp"
 #include "core/message_id.hpp"
+#include "core/wall_clock.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
@@ -67,7 +68,7 @@ pop_result render_claimed(const app::broker_context& ctx, const pop_params& p, c
     std::size_t stored = 0;
     for (const auto& seg : claimed.segments) stored += seg.body.size();
     render::json_writer out(expected_pop_answer_bytes(stored));
-    const std::int64_t now_us = wall_clock_us();
+    const std::int64_t now_us = core::wall_clock_us();
     out.begin_object()
         .field("success", true)
         .field("queue", p.queue)

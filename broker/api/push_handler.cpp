@@ -1,8 +1,9 @@
-#include "api/push_answers.hpp"
 #include "api/activity_recording.hpp"
-#include "api/payload_encryption.hpp"
 #include "api/maintenance.hpp"
+#include "api/payload_encryption.hpp"
+#include "api/push_answers.hpp"
 #include "api/routes.hpp"
+#include "core/wall_clock.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -11,8 +12,9 @@ namespace queen::api {
 
 // POST /api/v1/push: 201 with one answer per item, in request order.
 boost::asio::awaitable<http::response> handle_push(app::broker_context& ctx, http::request_context& rc) {
-    const std::int64_t accepted_at = wall_clock_us();
-    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const std::int64_t accepted_at = core::wall_clock_us();
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
     auto items = parse_push(body, ctx.limits);
     stamp_producer(items, rc.subject);
     co_await seal_payloads(ctx, items);

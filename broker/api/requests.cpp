@@ -3,6 +3,7 @@
 #include "api/json_guard.hpp"
 
 #include "core/message_id.hpp"
+#include "core/wall_clock.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <fmt/core.h>
@@ -46,7 +47,7 @@ json_document parse_json_body(std::string_view body, const limits& lim) {
         doc.budget_share = std::move(*share);
     }
     try {
-        static_cast<json&>(doc) = json::parse(body);
+        doc.value = json::parse(body);
         return doc;
     } catch (const json::parse_error& e) {
         throw bad_request(fmt::format("malformed JSON at byte {}", e.byte));
@@ -58,9 +59,7 @@ json_document parse_json_body(std::string_view body, const limits& lim) {
 
 std::string generate_uuid_v7() {
     thread_local std::mt19937_64 rng{std::random_device{}()};
-    auto ms = static_cast<std::uint64_t>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-            .count());
+    const auto ms = static_cast<std::uint64_t>(core::wall_clock_us() / 1000);
     std::array<std::uint8_t, 16> b{};
     for (int i = 0; i < 6; ++i) b[i] = static_cast<std::uint8_t>(ms >> (8 * (5 - i)));
     std::uint64_t r1 = rng(), r2 = rng();

@@ -31,9 +31,10 @@ inline const nlohmann::json* present_field(const nlohmann::json& obj, const char
     return &*it;
 }
 
-// A parsed request body and its share of the parse budget, held for as long as the document
-// lives. It is the document (use `auto`, not `json`, to keep it without a copy).
-struct json_document : nlohmann::json {
+// A parsed request body and its share of the parse budget: keep the document for as long as
+// `value` is used, so that its memory stays counted.
+struct json_document {
+    nlohmann::json value;
     core::memory_budget::ticket budget_share;
 };
 

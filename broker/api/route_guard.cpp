@@ -10,16 +10,6 @@ namespace queen::api {
 
 namespace {
 
-auth::access_level needed_level(access_level level) {
-    switch (level) {
-        case access_level::read_only: return auth::access_level::read_only;
-        case access_level::admin: return auth::access_level::admin;
-        case access_level::anyone:
-        case access_level::read_write: break;
-    }
-    return auth::access_level::read_write;
-}
-
 // The one mapping of an authentication failure to an HTTP answer.
 api_error refusal(const auth::auth_failure& failure) {
     switch (failure.kind) {
@@ -58,7 +48,7 @@ boost::asio::awaitable<void> admit(app::broker_context& ctx, const route_spec& r
         rc.caller_admin = who.may(auth::access_level::admin);
         if (who.subject) admit_rate(ctx, "subject ", *who.subject);
         else admit_rate(ctx, "address ", rc.client.address());
-        if (!who.may(needed_level(r.access)))
+        if (!who.may(r.access))
             throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
     } else {
         rc.caller_admin = !ctx.auth.enabled();

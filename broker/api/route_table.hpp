@@ -4,6 +4,7 @@
 // one source of the router's routes (api/routes.cpp) and of the OpenAPI document
 // (api/openapi.cpp).
 #include "app/broker_context.hpp"
+#include "auth/access_level.hpp"
 #include "http/types.hpp"
 
 #include <utility>
@@ -14,7 +15,7 @@
 
 namespace queen::api {
 
-enum class access_level { anyone, read_only, read_write, admin };  // anyone: public
+using access_level = auth::access_level;  // anyone: public
 
 // "public", "read-only", "read-write" or "admin".
 std::string_view access_name(access_level level) noexcept;

@@ -12,7 +12,7 @@ namespace queen::api {
 namespace {
 
 using bhttp = http::bhttp::verb;
-using enum access_level;
+using enum auth::access_level;
 
 // GET /api/v1/openapi.json: the document of the table below.
 boost::asio::awaitable<http::response> handle_openapi(app::broker_context&, http::request_context&) {

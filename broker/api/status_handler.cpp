@@ -6,6 +6,7 @@
 #include "api/status_requests.hpp"
 #include "api/validate.hpp"
 #include "core/message_id.hpp"
+#include "core/wall_clock.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "render/json_writer.hpp"
@@ -31,7 +32,7 @@ http::response json_ok(render::json_writer& out) { return http::json_text(http::
 
 // GET /api/v1/status
 asio::awaitable<http::response> handle_status(app::broker_context& ctx, http::request_context& rc) {
-    const std::int64_t now = wall_clock_us();
+    const std::int64_t now = core::wall_clock_us();
     const auto w = parse_status_window(rc.query, ctx.limits, std::chrono::hours(1), now);
     const auto summary = co_await store::status_summary(ctx.pool, w);
     const auto throughput = co_await store::status_throughput(ctx.pool, w);
@@ -120,7 +121,7 @@ asio::awaitable<http::response> handle_status_queue(app::broker_context& ctx, ht
 
 // GET /api/v1/status/analytics
 asio::awaitable<http::response> handle_status_analytics(app::broker_context& ctx, http::request_context& rc) {
-    const auto req = parse_status_analytics(rc.query, ctx.limits, wall_clock_us());
+    const auto req = parse_status_analytics(rc.query, ctx.limits, core::wall_clock_us());
     const auto points = co_await store::status_analytics(ctx.pool, req.window, interval_name(req.interval));
     render::json_writer out;
     out.begin_object().key("dataPoints");

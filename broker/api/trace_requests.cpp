@@ -70,13 +70,6 @@ trace_request parse_trace(const json& body, const limits& lim) {
     return t;
 }
 
-std::optional<std::int64_t> parse_trace_partition_id(const std::string& s) {
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size() || v <= 0) return std::nullopt;
-    return v;
-}
-
 trace_page parse_trace_page(const std::map<std::string, std::string>& q, std::int64_t default_limit) {
     trace_page p;
     p.limit = query_int(q, "limit", default_limit, 1, 1000);

@@ -28,8 +28,6 @@ inline constexpr std::size_t max_trace_names = 100;
 // traceNames may be an array of strings or a single string.
 trace_request parse_trace(const nlohmann::json& body, const limits& lim);
 
-// A partition id as the broker hands it out (a positive decimal number); nullopt otherwise.
-std::optional<std::int64_t> parse_trace_partition_id(const std::string& text);
 
 struct trace_page {
     std::int64_t limit = 100;

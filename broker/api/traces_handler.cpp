@@ -36,9 +36,10 @@ void write_trace_members(render::json_writer& out, const store::trace& t) {
 
 // POST /api/v1/traces
 asio::awaitable<http::response> handle_trace_record(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
     const auto t = parse_trace(body, ctx.limits);
-    const auto pid = parse_trace_partition_id(t.partition_id);
+    const auto pid = parse_partition_id(t.partition_id);
     if (!pid) throw api_error(error_code::not_found, "partition not found: " + t.partition_id);
     const store::trace_record record{*pid, t.transaction_id, t.consumer_group, t.event_type, t.data, t.trace_names};
     const auto trace_id = co_await store::record_trace(ctx.pool, record);
@@ -53,7 +54,7 @@ asio::awaitable<http::response> handle_message_traces(app::broker_context& ctx, 
     const std::string& partition = rc.path_params.at(0);
     const std::string& transaction = rc.path_params.at(1);
     std::vector<store::trace> traces;
-    if (const auto pid = parse_trace_partition_id(partition))
+    if (const auto pid = parse_partition_id(partition))
         traces = co_await store::message_traces_of(ctx.pool, *pid, transaction);
     render::json_writer out;
     out.begin_object().key("traces").begin_array();

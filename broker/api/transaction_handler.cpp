@@ -7,7 +7,6 @@
 #include "api/transaction_request.hpp"
 #include "core/message_id.hpp"
 #include "core/push_batch.hpp"
-#include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "maintenance/maintenance_flags.hpp"
 #include "segment/segment_codec.hpp"
@@ -15,7 +14,6 @@
 
 #include <fmt/core.h>
 
-#include <charconv>
 #include <set>
 
 namespace queen::api {
@@ -23,13 +21,6 @@ namespace queen::api {
 namespace asio = boost::asio;
 
 namespace {
-
-std::int64_t partition_id_or_unknown(const std::string& s) {
-    std::int64_t v = 0;
-    auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || ptr != s.data() + s.size() || v <= 0) return -1;  // resolves nowhere
-    return v;
-}
 
 std::string describe_failure(const transaction_request& tx, const std::optional<store::transaction_failure>& failure,
                              const std::vector<std::size_t>& ack_op_index) {
@@ -51,9 +42,9 @@ std::vector<store::transaction_ack> transaction_acks(const transaction_request& 
         std::optional<std::string> lease;
         if (a.lease_id && segment::parse_uuid(*a.lease_id)) lease = *a.lease_id;
         else if (a.lease_id && !a.lease_id->empty()) lease = "00000000-0000-0000-0000-000000000000";
-        out.push_back({a.consumer_group,
-                       {partition_id_or_unknown(a.partition_id), a.transaction_id, a.offset, lease, to_sql(a.status),
-                        a.error}});
+        // A partition id that is no row id resolves nowhere (-1): the ack is unresolvable.
+        const std::int64_t partition = parse_partition_id(a.partition_id).value_or(-1);
+        out.push_back({a.consumer_group, {partition, a.transaction_id, a.offset, lease, to_sql(a.status), a.error}});
     }
     return out;
 }
@@ -73,35 +64,26 @@ void refuse_pushes_while_spooling(app::broker_context& ctx, const transaction_re
                             1);
 }
 
-// queen.transaction through the store. An ack by transaction id that the database cannot
-// place (QNDEC: a zstd segment without queen_ext) voids the attempt; the broker decodes those
-// spans itself and tries again.
+// queen.transaction through the store; acks the database cannot place by transaction id are
+// resolved by the broker's own decoder (with_undecodable_spans_resolved).
 asio::awaitable<store::transaction_outcome> run_transaction(app::broker_context& ctx, transaction_request& tx,
                                                             const core::push_batch& batch,
                                                             const std::vector<std::size_t>& ack_op_index) {
-    for (int attempt = 0;; ++attempt) {
-        bool undecodable = false;
-        try {
-            const auto acks = transaction_acks(tx, ack_op_index);
-            auto outcome = co_await store::run_transaction(ctx.pool, batch, acks, tx.required_leases);
-            co_return outcome;
-        } catch (const db::pg_error& e) {
-            if (attempt > 0 || e.sqlstate() != undecodable_span_sqlstate) throw;
-            undecodable = true;
-        }
-        if (undecodable) {
-            std::vector<ack_item*> acks;
-            for (auto i : ack_op_index) acks.push_back(&tx.operations[i].ack);
-            co_await resolve_offsets_in_undecodable_spans(ctx.pool, std::move(acks));
-        }
-    }
+    std::vector<ack_item*> acks;
+    for (auto i : ack_op_index) acks.push_back(&tx.operations[i].ack);
+    auto attempt = [&ctx, &tx, &batch, &ack_op_index]() -> asio::awaitable<store::transaction_outcome> {
+        const auto call = transaction_acks(tx, ack_op_index);
+        co_return co_await store::run_transaction(ctx.pool, batch, call, tx.required_leases);
+    };
+    co_return co_await with_undecodable_spans_resolved(ctx.pool, std::move(acks), attempt);
 }
 
 }  // namespace
 
 // POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
 asio::awaitable<http::response> handle_transaction(app::broker_context& ctx, http::request_context& rc) {
-    auto body = parse_json_body(rc.req.body(), ctx.limits);
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
     auto tx = parse_transaction(body, ctx.limits);
     refuse_pushes_while_spooling(ctx, tx);
     for (auto& op : tx.operations) {

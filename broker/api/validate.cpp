@@ -59,6 +59,13 @@ std::int64_t json_integer(const nlohmann::json& value, const std::string& what, 
     throw bad_request(fmt::format("{} must be an integer", what));
 }
 
+std::optional<std::int64_t> parse_partition_id(std::string_view text) {
+    std::int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size() || v <= 0) return std::nullopt;
+    return v;
+}
+
 std::int64_t query_int(const std::map<std::string, std::string>& query, const char* key, std::int64_t fallback,
                        std::int64_t min, std::int64_t max) {
     auto it = query.find(key);

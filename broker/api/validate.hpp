@@ -29,6 +29,10 @@ void check_payload_depth(const nlohmann::json& payload, const std::string& what,
 // <min> and <max>, got <value>".
 std::int64_t json_integer(const nlohmann::json& value, const std::string& what, std::int64_t min, std::int64_t max);
 
+// A partitionId as clients send it back (an ack, a trace, a message route): a positive decimal
+// row id; nullopt for anything else.
+std::optional<std::int64_t> parse_partition_id(std::string_view text);
+
 // A query-string integer in [min, max]; fallback when absent or empty.
 std::int64_t query_int(const std::map<std::string, std::string>& query, const char* key, std::int64_t fallback,
                        std::int64_t min, std::int64_t max);

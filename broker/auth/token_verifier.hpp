@@ -3,6 +3,7 @@
 // (never "none", never one whose key kind differs), the signature, exp/nbf/iat with the clock
 // skew, iss and aud when configured; then reads the subject and the access level. Pure: the
 // JWKS is handed in, so fetching and reloading stay in auth::authenticator.
+#include "auth/access_level.hpp"
 #include "auth/auth_failure.hpp"
 #include "auth/key_set.hpp"
 #include "config/auth_config.hpp"
@@ -13,9 +14,6 @@
 #include <variant>
 
 namespace queen::auth {
-
-// admin ⊃ read_write ⊃ read_only.
-enum class access_level { read_only = 1, read_write = 2, admin = 3 };
 
 // Who a verified token speaks for.
 struct principal {

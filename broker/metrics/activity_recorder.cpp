@@ -1,5 +1,6 @@
 #include "metrics/activity_recorder.hpp"
 
+#include "core/wall_clock.hpp"
 #include "log/log.hpp"
 #include "metrics/process_usage.hpp"
 #include "store/activity_store.hpp"
@@ -22,12 +23,6 @@ namespace {
 constexpr std::size_t max_unflushed = 60;
 constexpr std::int64_t minute_us = 60'000'000;
 
-std::int64_t wall_us() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
 std::int64_t cpu_us(const timeval& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000 + t.tv_usec; }
 
 asio::awaitable<bool> sleep_for(asio::any_io_executor ex, std::chrono::steady_clock::duration d) {
@@ -39,7 +34,7 @@ asio::awaitable<bool> sleep_for(asio::any_io_executor ex, std::chrono::steady_cl
 
 }  // namespace
 
-std::int64_t current_minute_us() { return wall_us() / minute_us * minute_us; }
+std::int64_t current_minute_us() { return core::wall_clock_us() / minute_us * minute_us; }
 
 activity_recorder::activity_recorder(asio::any_io_executor executor, db::pg_pool& pool, activity_counters& counters,
                                      const core::pop_waiters& waiters, activity_recorder_options options)
@@ -115,7 +110,7 @@ asio::awaitable<void> activity_recorder::flush_loop() {
         if (by_minute) {
             // Just past the next minute boundary, so the minute's counts go out whole.
             const std::int64_t next = current_minute_us() + minute_us;
-            wait = std::chrono::microseconds(next - wall_us() + 200'000);
+            wait = std::chrono::microseconds(next - core::wall_clock_us() + 200'000);
         }
         if (!co_await sleep_for(executor_, wait) || stopped->load()) break;
         co_await flush_now();

@@ -18,30 +18,19 @@
 --     partition_idle_seconds are reclaimed with their cursors and dedup entries;
 --   * claim floors (53_claim_floor.sql): reset where a cursor is below its group's floor,
 --     and compacted to the newest per group.
--- Each step touches at most p_batch rows per run, so one run stays a short transaction.
+-- Each task is a function of its own, called in this order by queen.run_housekeeping; each
+-- touches at most p_batch rows per run, so one run stays a short transaction.
 
-CREATE OR REPLACE FUNCTION queen.run_housekeeping(
-    p_group_idle_seconds integer, p_partition_idle_seconds integer, p_batch integer DEFAULT 10000)
-RETURNS jsonb
+-- queen.expire_idle_groups(idle_seconds, batch): drops consumer groups (cursors and
+-- subscription) without a claim or pop for idle_seconds and without a live lease; 0 = never.
+-- Returns the cursors removed.
+CREATE OR REPLACE FUNCTION queen.expire_idle_groups(p_group_idle_seconds integer, p_batch integer)
+RETURNS bigint
 LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_retention bigint := 0;
-    v_completed bigint := 0;
-    v_dedup     bigint := 0;
-    v_groups    bigint := 0;
-    v_parts     bigint := 0;
-    v_repaired  bigint := 0;
-    v_expired   bigint := 0;
-    v_floors    bigint := 0;
-    v_removed   jsonb := '[]';  -- [{queue, kind: retention|completed|expired, messages, group?}]
-    v_end       bigint;
-    v_n         bigint;
-    v_doomed_pids    bigint[];
-    v_doomed_offsets bigint[];
-    c           record;
-    unpopped    record;
+    v_groups bigint := 0;
 BEGIN
     IF p_group_idle_seconds > 0 THEN
         WITH idle AS (
@@ -64,9 +53,25 @@ BEGIN
          WHERE c.queue_id = d.queue_id AND c.consumer_group = d.consumer_group;
         GET DIAGNOSTICS v_groups = ROW_COUNT;
     END IF;
+    RETURN v_groups;
+END;
+$$;
+COMMENT ON FUNCTION queen.expire_idle_groups(integer, integer) IS
+  'Housekeeping: drops consumer groups idle longer than the given seconds (0 = never); returns the cursors removed.';
 
-    -- Safety net: every registered group has a cursor on every partition of its queue (the
-    -- creation paths guarantee it; this repairs a database written by anything else).
+-- queen.repair_cursors(batch): the safety nets of the cursors. Every registered group gets a
+-- cursor on every partition of its queue, and a cursor with waiting messages gets its
+-- ready_at (52_cursor_ready.sql). The creation and maintenance paths guarantee both; this
+-- repairs a database written by anything else (a restore, a manual UPDATE). Busy cursors are
+-- skipped. Returns the cursors created.
+CREATE OR REPLACE FUNCTION queen.repair_cursors(p_batch integer)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_repaired bigint := 0;
+BEGIN
     INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
     SELECT p.id, g.consumer_group, p.queue_id, queen.offset_at_time(p.id, g.subscription_at, false)
       FROM queen.consumer_groups g
@@ -78,9 +83,6 @@ BEGIN
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_repaired = ROW_COUNT;
 
-    -- Safety net for ready_at (52_cursor_ready.sql): a cursor with waiting messages and no
-    -- ready_at would never be claimed. The maintenance paths rule it out; this repairs what
-    -- anything else (a restore, a manual UPDATE) may have left. Busy cursors are skipped.
     WITH stale AS (
         SELECT lc.partition_id, lc.consumer_group
           FROM queen.log_consumers lc
@@ -93,10 +95,31 @@ BEGIN
        SET ready_at = queen.cursor_ready_at(lc.partition_id, lc.committed)
       FROM stale s
      WHERE lc.partition_id = s.partition_id AND lc.consumer_group = s.consumer_group;
+    RETURN v_repaired;
+END;
+$$;
+COMMENT ON FUNCTION queen.repair_cursors(integer) IS
+  'Housekeeping: creates missing cursors of registered groups and restores missing ready_at; returns the cursors created.';
 
-    -- maxWaitTimeSeconds on a queue no consumer has popped: once a message has waited that
-    -- long, they expire for the queue mode, whose group is registered here as its first pop
-    -- would (from the beginning). Not before: a group that pops first keeps the queue to itself.
+-- queen.expire_unconsumed(batch): maxWaitTimeSeconds. On a queue no consumer has popped, once
+-- a message has waited that long the queue mode's group is registered (from the beginning, as
+-- its first pop would; not before, so a group that pops first keeps the queue to itself).
+-- Then every cursor whose head waited longer than that moves its expired messages to the dead
+-- letters (reason expired), as a pop would. Returns {expired, removed: [{queue, group, kind,
+-- messages}]}.
+CREATE OR REPLACE FUNCTION queen.expire_unconsumed(p_batch integer)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_expired bigint := 0;
+    v_removed jsonb := '[]';
+    v_end     bigint;
+    v_n       bigint;
+    c         record;
+    unpopped  record;
+BEGIN
     FOR unpopped IN
         SELECT q.name FROM queen.queues q
          WHERE q.max_wait_time_seconds > 0
@@ -112,8 +135,6 @@ BEGIN
         PERFORM queen.register_group(unpopped.name, '__QUEUE_MODE__', NULL);
     END LOOP;
 
-    -- maxWaitTimeSeconds also for groups that do not pop: a cursor whose head waited longer
-    -- than that moves its expired messages to the dead letters (reason expired), as a pop would.
     FOR c IN
         SELECT lc.partition_id, lc.consumer_group, lc.queue_id, lc.committed, q.max_wait_time_seconds AS max_wait,
                q.name AS queue_name
@@ -146,7 +167,29 @@ BEGIN
                lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
          WHERE lc.partition_id = c.partition_id AND lc.consumer_group = c.consumer_group;
     END LOOP;
+    RETURN jsonb_build_object('expired', v_expired, 'removed', v_removed);
+END;
+$$;
+COMMENT ON FUNCTION queen.expire_unconsumed(integer) IS
+  'Housekeeping: dead-letters messages not consumed within maxWaitTimeSeconds; returns {expired, removed}.';
 
+-- queen.apply_retention(batch): on queues with retentionEnabled, whole segments only, never
+-- one split: retentionSeconds deletes segments older than that, consumed or not;
+-- completedRetentionSeconds those older than that AND consumed by every group of the
+-- partition (a partition nobody consumes keeps everything). Deletes go through
+-- queen.delete_segments. Returns {retention, completed, removed: [{queue, kind, messages}]}.
+CREATE OR REPLACE FUNCTION queen.apply_retention(p_batch integer)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_retention bigint;
+    v_completed bigint;
+    v_removed   jsonb := '[]';
+    v_doomed_pids    bigint[];
+    v_doomed_offsets bigint[];
+BEGIN
     SELECT array_agg(s.partition_id), array_agg(s.last_offset) INTO v_doomed_pids, v_doomed_offsets
       FROM (SELECT s.partition_id, s.last_offset
               FROM queen.log_segments s
@@ -175,7 +218,22 @@ BEGIN
              LIMIT p_batch) s;
     v_removed := v_removed || queen.record_retention(v_doomed_pids, v_doomed_offsets, 'completed');
     v_completed := queen.delete_segments(v_doomed_pids, v_doomed_offsets);
+    RETURN jsonb_build_object('retention', v_retention, 'completed', v_completed, 'removed', v_removed);
+END;
+$$;
+COMMENT ON FUNCTION queen.apply_retention(integer) IS
+  'Housekeeping: retention of whole segments (retentionSeconds, completedRetentionSeconds); returns {retention, completed, removed}.';
 
+-- queen.expire_dedup(batch): deletes dedup entries older than their queue's
+-- dedupWindowSeconds. Returns the entries deleted.
+CREATE OR REPLACE FUNCTION queen.expire_dedup(p_batch integer)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_dedup bigint := 0;
+BEGIN
     WITH expired AS (
         SELECT d.partition_id, d.transaction_id
           FROM queen.log_dedup d
@@ -187,7 +245,23 @@ BEGIN
     DELETE FROM queen.log_dedup d USING expired e
      WHERE d.partition_id = e.partition_id AND d.transaction_id = e.transaction_id;
     GET DIAGNOSTICS v_dedup = ROW_COUNT;
+    RETURN v_dedup;
+END;
+$$;
+COMMENT ON FUNCTION queen.expire_dedup(integer) IS
+  'Housekeeping: deletes dedup entries older than their queue''s window; returns how many.';
 
+-- queen.reclaim_idle_partitions(idle_seconds, batch): partitions with no stored message, no
+-- dead letter, no live lease and no push for idle_seconds are deleted with their cursors and
+-- dedup entries; 0 = never. Returns the partitions reclaimed.
+CREATE OR REPLACE FUNCTION queen.reclaim_idle_partitions(p_partition_idle_seconds integer, p_batch integer)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_parts bigint := 0;
+BEGIN
     IF p_partition_idle_seconds > 0 THEN
         WITH idle AS (
             SELECT p.id
@@ -208,12 +282,26 @@ BEGIN
         DELETE FROM queen.log_partitions p USING idle i WHERE p.id = i.id;
         GET DIAGNOSTICS v_parts = ROW_COUNT;
     END IF;
+    RETURN v_parts;
+END;
+$$;
+COMMENT ON FUNCTION queen.reclaim_idle_partitions(integer, integer) IS
+  'Housekeeping: deletes empty partitions idle longer than the given seconds (0 = never); returns how many.';
 
-    -- Claim floors (53_claim_floor.sql): a cursor whose ready_at is below its group's floor (a
-    -- repair above, a database written by anything else, a server clock stepped back) would
-    -- not be claimed, so its group's floor goes back to -infinity; then every floor but the
-    -- newest of each group, and those of groups without cursors, are deleted (deleting a floor
-    -- only lowers it).
+-- queen.tidy_claim_floors(batch): claim floors (53_claim_floor.sql). A cursor whose ready_at
+-- is below its group's floor (a repair, a database written by anything else, a server clock
+-- stepped back) would not be claimed, so its group's floor goes back to -infinity; then every
+-- floor but the newest of each group, and those of groups without cursors, are deleted
+-- (deleting a floor only lowers it). Returns the floors reset.
+CREATE OR REPLACE FUNCTION queen.tidy_claim_floors(p_batch integer)
+RETURNS bigint
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    v_floors bigint := 0;
+    c        record;
+BEGIN
     FOR c IN
         SELECT q.name AS qname, cg.consumer_group AS grp
           FROM queen.consumer_groups cg
@@ -231,12 +319,42 @@ BEGIN
                      WHERE n.queue_id = f.queue_id AND n.consumer_group = f.consumer_group)
         OR NOT EXISTS (SELECT 1 FROM queen.log_consumers lc
                         WHERE lc.queue_id = f.queue_id AND lc.consumer_group = f.consumer_group);
+    RETURN v_floors;
+END;
+$$;
+COMMENT ON FUNCTION queen.tidy_claim_floors(integer) IS
+  'Housekeeping: resets claim floors that a cursor is below and deletes superseded ones; returns the floors reset.';
 
-    RETURN jsonb_build_object('retentionSegments', v_retention, 'completedRetentionSegments', v_completed,
+-- queen.run_housekeeping(group_idle_seconds, partition_idle_seconds, batch): one round of every
+-- task above, in order, in the caller's transaction. Returns the counts as jsonb.
+CREATE OR REPLACE FUNCTION queen.run_housekeeping(
+    p_group_idle_seconds integer, p_partition_idle_seconds integer, p_batch integer DEFAULT 10000)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_groups    bigint;
+    v_repaired  bigint;
+    v_expiry    jsonb;
+    v_retention jsonb;
+    v_dedup     bigint;
+    v_parts     bigint;
+    v_floors    bigint;
+BEGIN
+    v_groups := queen.expire_idle_groups(p_group_idle_seconds, p_batch);
+    v_repaired := queen.repair_cursors(p_batch);
+    v_expiry := queen.expire_unconsumed(p_batch);
+    v_retention := queen.apply_retention(p_batch);
+    v_dedup := queen.expire_dedup(p_batch);
+    v_parts := queen.reclaim_idle_partitions(p_partition_idle_seconds, p_batch);
+    v_floors := queen.tidy_claim_floors(p_batch);
+    RETURN jsonb_build_object('retentionSegments', (v_retention ->> 'retention')::bigint,
+                              'completedRetentionSegments', (v_retention ->> 'completed')::bigint,
                               'dedupEntries', v_dedup, 'idleGroups', v_groups, 'reclaimedPartitions', v_parts,
-                              'repairedCursors', v_repaired, 'expiredMessages', v_expired,
-                              'resetClaimFloors', v_floors, 'removed', v_removed);
+                              'repairedCursors', v_repaired, 'expiredMessages', (v_expiry ->> 'expired')::bigint,
+                              'resetClaimFloors', v_floors,
+                              'removed', (v_expiry -> 'removed') || (v_retention -> 'removed'));
 END;
 $$;
 COMMENT ON FUNCTION queen.run_housekeeping(integer, integer, integer) IS
-  'Retention (whole segments), dedup-window expiry, idle group expiry, idle partition reclaim.';
+  'One round of housekeeping: idle groups, cursor repair, maxWaitTimeSeconds expiry, retention, dedup expiry, idle partitions, claim floors.';

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view body(reinterpret_cast<const char*>(data), size);
     nlohmann::json parsed;
     try {
-        parsed = parse_json_body(body, lim);
+        parsed = parse_json_body(body, lim).value;
     } catch (const api_error&) {
         return 0;
     }

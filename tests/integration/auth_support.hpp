@@ -56,15 +56,9 @@ class jwks_server {
 public:
     explicit jwks_server(std::string cert = "", std::string key = "")
         : port_(broker_process::free_port()), cert_(std::move(cert)), key_(std::move(key)) {
-        char tmpl[] = "/tmp/queen-jwks-XXXXXX";
-        dir_ = ::mkdtemp(tmpl);
         start();
     }
-    ~jwks_server() {
-        stop();
-        std::error_code ec;
-        std::filesystem::remove_all(dir_, ec);
-    }
+    ~jwks_server() { stop(); }
     jwks_server(const jwks_server&) = delete;
     jwks_server& operator=(const jwks_server&) = delete;
 
@@ -72,7 +66,7 @@ public:
         return (cert_.empty() ? "http://" : "https://") + std::string("127.0.0.1:") + std::to_string(port_) +
                "/jwks.json";
     }
-    void publish(const std::string& jwks) { write_file(dir_ / "jwks.json", jwks); }
+    void publish(const std::string& jwks) { write_file(dir_.path / "jwks.json", jwks); }
     void stop() {
         if (pid_ <= 0) return;
         ::kill(pid_, SIGTERM);
@@ -82,7 +76,7 @@ public:
 
 private:
     void start() {
-        const std::string port = std::to_string(port_), dir = dir_.string();
+        const std::string port = std::to_string(port_), dir = dir_.path.string();
         pid_ = ::fork();
         if (pid_ == 0) {
             int null = ::open("/dev/null", O_WRONLY);
@@ -120,7 +114,7 @@ private:
 
     unsigned short port_;
     std::string cert_, key_;
-    std::filesystem::path dir_;
+    temp_dir dir_{"jwks"};  // what the server serves
     pid_t pid_ = -1;
 };
 

@@ -31,22 +31,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-// A directory the postgres user can read, removed at the end.
-struct shared_dir {
-    fs::path path;
-    shared_dir() {
-        char tmpl[] = "/tmp/queen-dbconn-XXXXXX";
-        if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-        path = tmpl;
-        ::chmod(path.c_str(), 0755);
-    }
-    ~shared_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    shared_dir(const shared_dir&) = delete;
-    shared_dir& operator=(const shared_dir&) = delete;
-};
 
 // A self-signed certificate for localhost and 127.0.0.1 (it is its own root): <name>.crt and
 // <name>.key, the key readable only by the server's user.
@@ -64,7 +48,7 @@ void make_certificate(const fs::path& dir, const std::string& name, const std::s
     }
 }
 
-std::map<std::string, std::string> ssl_settings(const shared_dir& dir) {
+std::map<std::string, std::string> ssl_settings(const temp_dir& dir) {
     return {{"ssl", "on"},
             {"ssl_cert_file", (dir.path / "server.crt").string()},
             {"ssl_key_file", (dir.path / "server.key").string()}};
@@ -87,7 +71,7 @@ http_reply push_one(http_client& c, const std::string& queue, const std::string&
 }
 
 TEST(DatabaseSsl, PgUseSslConnectsEveryBrokerConnectionOverSsl) {
-    shared_dir dir;
+    temp_dir dir("dbconn", true);
     make_certificate(dir.path, "server", "localhost");
     test_cluster db(ssl_settings(dir));
     // A Queen deployment's variables, no QUEEN_DATABASE_URL.
@@ -107,7 +91,7 @@ TEST(DatabaseSsl, PgUseSslConnectsEveryBrokerConnectionOverSsl) {
 }
 
 TEST(DatabaseSsl, VerifyFullWithTheServersRootCertificateConnects) {
-    shared_dir dir;
+    temp_dir dir("dbconn", true);
     make_certificate(dir.path, "server", "localhost");
     test_cluster db(ssl_settings(dir));
     broker_process b(db.conninfo() + " host=localhost sslmode=verify-full sslrootcert=" +
@@ -121,7 +105,7 @@ TEST(DatabaseSsl, VerifyFullWithTheServersRootCertificateConnects) {
 }
 
 TEST(DatabaseSsl, VerifyFullWithAWrongRootCertificateRefusesToStart) {
-    shared_dir dir;
+    temp_dir dir("dbconn", true);
     make_certificate(dir.path, "server", "localhost");
     make_certificate(dir.path, "impostor", "localhost");
     test_cluster db(ssl_settings(dir));
@@ -159,7 +143,7 @@ TEST(DatabaseMultiHost, ADeadFirstHostIsSkipped) {
 TEST(DatabaseMultiHost, AFailoverToAPromotedStandbyIsFollowed) {
     auto primary = std::make_unique<test_cluster>(std::map<std::string, std::string>{{"synchronous_commit", "on"}});
     auto standby = test_cluster::standby_of(*primary);
-    shared_dir spool;
+    temp_dir spool("dbconn", true);
     broker_process b("host=127.0.0.1,127.0.0.1 port=" + std::to_string(primary->port()) + "," +
                          std::to_string(standby->port()) + " dbname=" + primary->database() + " user=postgres",
                      {{"QUEEN_SPOOL_DIR", spool.path.string()}});

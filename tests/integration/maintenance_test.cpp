@@ -31,21 +31,6 @@ using namespace std::chrono_literals;
 constexpr const char* maintenance_path = "/api/v1/system/maintenance";
 constexpr const char* pop_maintenance_path = "/api/v1/system/maintenance/pop";
 
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        char tmpl[] = "/tmp/queen-spool-it-XXXXXX";
-        if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-        path = tmpl;
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-};
-
 std::map<std::string, std::string> spool_env(const temp_dir& dir) {
     return {{"QUEEN_SPOOL_DIR", dir.path.string()}};
 }
@@ -72,11 +57,6 @@ json set_flag(http_client& c, const std::string& path, bool enabled) {
 }
 
 std::uint64_t buffered(http_client& c) { return get_status(c)["bufferedMessages"].get<std::uint64_t>(); }
-
-void configure(http_client& c, const std::string& queue, int dedup_window) {
-    auto r = c.post("/api/v1/configure", json{{"queue", queue}, {"options", {{"dedupWindowSeconds", dedup_window}}}});
-    if (r.status != 200) throw std::runtime_error("configure: " + r.body);
-}
 
 json push_items(http_client& c, const json& items) {
     auto r = c.post("/api/v1/push", json{{"items", items}});
@@ -143,7 +123,7 @@ protected:
 test_cluster* Maintenance::db_ = nullptr;
 
 TEST_F(Maintenance, BodiesWithoutABooleanEnabledAre400AndStatusHasNumbers) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     for (const char* path : {maintenance_path, pop_maintenance_path}) {
@@ -164,12 +144,12 @@ TEST_F(Maintenance, BodiesWithoutABooleanEnabledAre400AndStatusHasNumbers) {
 }
 
 TEST_F(Maintenance, PushMaintenanceBuffersAndThenDrainsInOrderExactlyOnce) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto off = unique_name("mnt-w0"), on = unique_name("mnt-w3600");
-    configure(c, off, 0);
-    configure(c, on, 3600);
+    configure_queue(c, off, {{"dedupWindowSeconds", 0}});
+    configure_queue(c, on, {{"dedupWindowSeconds", 3600}});
 
     auto s = set_flag(c, maintenance_path, true);
     EXPECT_EQ(s["maintenanceMode"], true);
@@ -245,7 +225,7 @@ TEST_F(Maintenance, PushMaintenanceBuffersAndThenDrainsInOrderExactlyOnce) {
 }
 
 TEST_F(Maintenance, AFullSpoolAnswers503AndKeepsNothingOfThatPush) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     auto env = spool_env(dir);
     env["QUEEN_SPOOL_MAX_BYTES"] = "4096";
     broker_process b(db().conninfo(), env);
@@ -275,7 +255,7 @@ TEST_F(Maintenance, AFullSpoolAnswers503AndKeepsNothingOfThatPush) {
 }
 
 TEST_F(Maintenance, PopMaintenanceAnswers204WhileMessagesExist) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto q = unique_name("mnt-pop");
@@ -313,7 +293,7 @@ TEST_F(Maintenance, PopMaintenanceAnswers204WhileMessagesExist) {
 }
 
 TEST_F(Maintenance, ASecondBrokerOnTheSameDatabaseObeysTheFlags) {
-    temp_dir dir_a, dir_b;
+    temp_dir dir_a("spool-it"), dir_b("spool-it");
     broker_process a(db().conninfo(), spool_env(dir_a));
     broker_process b(db().conninfo(), spool_env(dir_b));
     auto ca = client_of(a), cb = client_of(b);
@@ -348,11 +328,11 @@ TEST_F(Maintenance, ASecondBrokerOnTheSameDatabaseObeysTheFlags) {
 }
 
 TEST_F(Maintenance, ABrokerKilledWithANonEmptySpoolDrainsItAfterRestart) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto q = unique_name("mnt-kill");
-    configure(c, q, 0);
+    configure_queue(c, q, {{"dedupWindowSeconds", 0}});
     set_flag(c, maintenance_path, true);
     std::vector<std::string> sent;
     for (int r = 0; r < 30; ++r) {
@@ -377,12 +357,12 @@ TEST_F(Maintenance, ABrokerKilledWithANonEmptySpoolDrainsItAfterRestart) {
 }
 
 TEST_F(Maintenance, ABrokerKilledInTheMiddleOfADrainStoresEachRecordOnce) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto q0 = unique_name("mnt-middle-w0"), q1 = unique_name("mnt-middle");
-    configure(c, q0, 0);
-    configure(c, q1, 3600);
+    configure_queue(c, q0, {{"dedupWindowSeconds", 0}});
+    configure_queue(c, q1, {{"dedupWindowSeconds", 3600}});
     set_flag(c, maintenance_path, true);
     std::map<std::string, std::vector<std::string>> sent;
     for (int r = 0; r < 60; ++r) {
@@ -419,11 +399,11 @@ TEST_F(Maintenance, ABrokerKilledInTheMiddleOfADrainStoresEachRecordOnce) {
 }
 
 TEST_F(Maintenance, InDoubtItemsAreProbedEvenWithDedupOff) {
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto q = unique_name("mnt-probe");
-    configure(c, q, 0);
+    configure_queue(c, q, {{"dedupWindowSeconds", 0}});
     push_items(c, json::array({{{"queue", q}, {"transactionId", "x1"}, {"payload", 1}}}));
     // x1 in doubt: found, a duplicate with the original's offset; x2 in doubt: stored; x1 not
     // in doubt: stored again (dedup is off for this queue, as for any push).
@@ -443,11 +423,11 @@ TEST_F(Maintenance, InDoubtItemsAreProbedEvenWithDedupOff) {
 TEST_F(Maintenance, AnInDoubtSpoolRecordThatWasCommittedIsNotStoredAgain) {
     // What a push whose connection broke after its commit leaves behind: the message is
     // stored, and the same item is in the spool marked in doubt. Window 0: dedup is off.
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(db().conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto q = unique_name("mnt-doubt");
-    configure(c, q, 0);
+    configure_queue(c, q, {{"dedupWindowSeconds", 0}});
     push_items(c, json::array({{{"queue", q}, {"partition", "p"}, {"transactionId", "y1"}, {"payload", 1}}}));
     c.close();
     b.terminate();
@@ -489,12 +469,12 @@ void outage_under_load(outage kind) {
     std::map<std::string, std::string> settings;
     if (kind == outage::crash) settings["synchronous_commit"] = "on";
     test_cluster pg(settings);
-    temp_dir dir;
+    temp_dir dir("spool-it");
     broker_process b(pg.conninfo(), spool_env(dir));
     auto c = client_of(b);
     const auto q0 = unique_name("outage-w0"), q1 = unique_name("outage-w3600"), qa = unique_name("outage-ack");
-    configure(c, q0, 0);
-    configure(c, q1, 3600);
+    configure_queue(c, q0, {{"dedupWindowSeconds", 0}});
+    configure_queue(c, q1, {{"dedupWindowSeconds", 3600}});
     push_payloads(c, qa, "", {json("leased across the outage")});
     auto message = pop(c, qa).json()["messages"][0];
     const std::vector<std::string> partitions{"a", "b", "c"};

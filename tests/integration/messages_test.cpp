@@ -16,15 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-void configure(http_client& c, const std::string& queue, const json& options = json::object(),
-               const std::string& ns = "", const std::string& task = "") {
-    json body{{"queue", queue}, {"options", options}};
-    if (!ns.empty()) body["namespace"] = ns;
-    if (!task.empty()) body["task"] = task;
-    auto r = c.post("/api/v1/configure", body);
-    ASSERT_EQ(r.status, 200) << r.body;
-}
-
 // One push per payload, so createdAt grows item by item; the push answers.
 std::vector<json> push_each(http_client& c, const std::string& queue, const std::string& partition, int n,
                             const std::string& prefix) {
@@ -96,7 +87,7 @@ using offsets = std::vector<std::int64_t>;
 TEST(Messages, EveryStatusRuleShowsInTheListing) {
     auto c = client();
     const auto q = unique_name("brq"), bus = unique_name("brbus"), none = unique_name("brnone");
-    configure(c, q, {{"retryLimit", 0}, {"retryDelay", 0}});
+    configure_queue(c, q, {{"retryLimit", 0}, {"retryDelay", 0}});
     auto qm = push_each(c, q, "qm", 4, "m");
     // 1 deleted; 2 dead-lettered; 3 completed; 4 leased; 5 pushed later: pending.
     EXPECT_EQ(del(c, qm[0])["success"], true);
@@ -157,8 +148,8 @@ TEST(Messages, NewestFirstWithPagingFiltersAndTheWindow) {
     auto c = client();
     const auto q = unique_name("brpage"), other = unique_name("brother");
     const auto ns = unique_name("ns"), task = unique_name("task");
-    configure(c, q, json::object(), ns, task);
-    configure(c, other, json::object(), ns, "");
+    configure_queue(c, q, json::object(), ns, task);
+    configure_queue(c, other, json::object(), ns, "");
     for (int i = 1; i <= 3; ++i) {
         push_each(c, q, "p1", 1, "a" + std::to_string(i) + "-");
         push_each(c, q, "p2", 1, "b" + std::to_string(i) + "-");
@@ -217,7 +208,7 @@ TEST(Messages, DetailHasTheDecryptedPayloadOptionsGroupsAndDeadLetter) {
     broker_process b(cluster().conninfo(), {{"QUEEN_ENCRYPTION_KEY", key}});
     auto c = client_of(b);
     const auto q = unique_name("brsecret");
-    configure(c, q, {{"encryptionEnabled", true}, {"retryLimit", 0}, {"leaseTime", 120}, {"retryDelay", 250},
+    configure_queue(c, q, {{"encryptionEnabled", true}, {"retryLimit", 0}, {"leaseTime", 120}, {"retryDelay", 250},
                      {"ttl", 900}, {"priority", 4}});
     const json payload{{"secret", "s3cr3t"}, {"list", {1, 2, 3}}};
     auto r = c.post("/api/v1/push", json{{"items", json::array({json{{"queue", q}, {"transactionId", "tx-1"},
@@ -349,7 +340,7 @@ TEST(Messages, ASpanOfOnlyTombstonesAdvancesTheCursor) {
 TEST(Messages, ANackOfADeletedCopyActsAsCompleted) {
     auto c = client();
     const auto q = unique_name("brnack");
-    configure(c, q, {{"retryLimit", 0}, {"retryDelay", 0}});
+    configure_queue(c, q, {{"retryLimit", 0}, {"retryDelay", 0}});
     auto m = push_batch(c, q, "Default", 2, "k");
     auto p = pop(c, q, "batch=1");
     ASSERT_EQ(offsets_of(p), offsets{1});
@@ -367,7 +358,7 @@ TEST(Messages, ANackOfADeletedCopyActsAsCompleted) {
 TEST(Messages, TheDashboardsDlqDeleteRemovesTheDeadLetter) {
     auto c = client();
     const auto q = unique_name("brdlq");
-    configure(c, q, {{"retryLimit", 0}, {"retryDelay", 0}});
+    configure_queue(c, q, {{"retryLimit", 0}, {"retryDelay", 0}});
     auto m = push_batch(c, q, "Default", 2, "d");
     auto p = pop(c, q, "batch=1");
     ASSERT_EQ(ack(c, p.json()["messages"][0], "failed")["dlq"], true);

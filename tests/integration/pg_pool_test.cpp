@@ -1,6 +1,7 @@
 // Integration tests of the asynchronous PostgreSQL layer (pool, listener) and the embedded
 // server, against throwaway clusters (test_cluster).
 #include "test_cluster.hpp"
+#include "test_env.hpp"
 
 // g++ 12 reports a false -Wmismatched-new-delete in some coroutine ramps (Asio's frame
 // operator new/delete pair through its recycling allocator).
@@ -42,6 +43,7 @@ namespace asio = boost::asio;
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using queen::db::pg_error;
+using queen::test::temp_dir;
 using queen::db::pg_error_kind;
 using queen::db::pg_listener;
 using queen::db::pg_listener_handlers;
@@ -433,21 +435,6 @@ TEST(Listener, StopWhileServerIsDown) {
 
 namespace {
 
-// A temporary directory the postgres user can traverse (as root), removed afterwards.
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        char tmpl[] = "/tmp/queen-emb-XXXXXX";
-        if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-        path = tmpl;
-        chmod(path.c_str(), 0755);
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
 long postmaster_pid(const fs::path& data_dir) {
     std::ifstream in(data_dir / "postmaster.pid");
     long pid = 0;
@@ -478,7 +465,7 @@ std::string query(const std::string& conninfo, const std::string& sql) {
 }  // namespace
 
 TEST(Embedded, StartsQueriesStopsAndRestartsOnSameData) {
-    temp_dir tmp;
+    temp_dir tmp("emb", true);
     const fs::path data = tmp.path / "pgdata";
     long pid = 0;
     {
@@ -518,7 +505,7 @@ TEST(Embedded, StartsQueriesStopsAndRestartsOnSameData) {
 }
 
 TEST(Embedded, SecondInstanceAdoptsRunningServer) {
-    temp_dir tmp;
+    temp_dir tmp("emb", true);
     const fs::path data = tmp.path / "pgdata";
     auto first = std::make_unique<queen::embedded::embedded_postgres>(queen::embedded::embedded_options{data, "", "queen"});
     const long pid = postmaster_pid(data);
@@ -536,9 +523,8 @@ TEST(Embedded, SecondInstanceAdoptsRunningServer) {
 
 TEST(Embedded, DataDirUnreachableByServerUserFailsClearly) {
     if (geteuid() != 0) GTEST_SKIP() << "only meaningful as root";
-    char tmpl[] = "/tmp/queen-emb-XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);  // 0700, owned by root
-    const fs::path private_dir = tmpl;
+    temp_dir tmp("emb");  // 0700, owned by root
+    const fs::path private_dir = tmp.path;
     try {
         queen::embedded::embedded_postgres pg({private_dir / "pgdata", "", "queen"});
         ADD_FAILURE() << "should not start";
@@ -547,8 +533,6 @@ TEST(Embedded, DataDirUnreachableByServerUserFailsClearly) {
         EXPECT_NE(msg.find(private_dir.string()), std::string::npos) << msg;
         EXPECT_NE(msg.find("QUEEN_DATA_DIR"), std::string::npos) << msg;
     }
-    std::error_code ec;
-    fs::remove_all(private_dir, ec);
 }
 
 TEST(Embedded, DefaultDataDir) {

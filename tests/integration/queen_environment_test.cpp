@@ -20,26 +20,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-struct temp_dir {
-    fs::path path;
-    temp_dir() {
-        char tmpl[] = "/tmp/queen-buffers-XXXXXX";
-        if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-        path = tmpl;
-    }
-    ~temp_dir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    temp_dir(const temp_dir&) = delete;
-    temp_dir& operator=(const temp_dir&) = delete;
-};
-
 class QueenEnvironment : public ::testing::Test {
 protected:
     static void SetUpTestSuite() {
         db_ = new test_cluster();
-        buffers_ = new temp_dir();
+        buffers_ = new temp_dir("buffers");
         broker_ = new broker_process("", {{"PG_HOST", "127.0.0.1"},
                                           {"PG_PORT", std::to_string(db_->port())},
                                           {"PG_USER", "postgres"},

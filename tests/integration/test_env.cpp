@@ -2,10 +2,16 @@
 
 #include <gtest/gtest.h>
 
+#include <stdlib.h>
+#include <sys/stat.h>
+
 #include <atomic>
-#include <thread>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <thread>
 
 namespace queen::test {
 namespace {
@@ -110,6 +116,27 @@ nlohmann::json get_ok(http_client& c, const std::string& target) {
 long long sql_int(const test_cluster& db, const std::string& sql) {
     const auto v = db.run_sql(sql);
     return v.empty() ? 0 : std::stoll(v);
+}
+
+temp_dir::temp_dir(const std::string& what, bool shared) {
+    std::string tmpl = "/tmp/queen-" + what + "-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
+    path = tmpl;
+    if (shared) ::chmod(path.c_str(), 0755);
+}
+
+temp_dir::~temp_dir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+}
+
+void configure_queue(http_client& c, const std::string& queue, const nlohmann::json& options, const std::string& ns,
+                     const std::string& task) {
+    nlohmann::json body{{"queue", queue}, {"options", options}};
+    if (!ns.empty()) body["namespace"] = ns;
+    if (!task.empty()) body["task"] = task;
+    const auto r = c.post("/api/v1/configure", body);
+    if (r.status != 200) throw std::runtime_error("configure " + queue + ": " + std::to_string(r.status) + " " + r.body);
 }
 
 }  // namespace queen::test

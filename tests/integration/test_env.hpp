@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
@@ -26,6 +27,21 @@ std::string unique_name(const std::string& prefix);
 
 // A SQL string literal: 'text' with quotes doubled.
 std::string quote(const std::string& s);
+
+// A fresh directory /tmp/queen-<what>-XXXXXX, removed with everything in it at destruction.
+// shared: mode 0755, so that the postgres user can traverse it (tests run as root).
+struct temp_dir {
+    explicit temp_dir(const std::string& what = "test", bool shared = false);
+    ~temp_dir();
+    temp_dir(const temp_dir&) = delete;
+    temp_dir& operator=(const temp_dir&) = delete;
+    std::filesystem::path path;
+};
+
+// POST /api/v1/configure of `queue` with `options` (and a namespace and task when not empty);
+// throws unless it answers 200.
+void configure_queue(http_client& c, const std::string& queue, const nlohmann::json& options = nlohmann::json::object(),
+                     const std::string& ns = "", const std::string& task = "");
 
 // POST /api/v1/push of {queue, partition, payload} items (partition "" means omitted).
 nlohmann::json push_payloads(http_client& c, const std::string& queue, const std::string& partition,

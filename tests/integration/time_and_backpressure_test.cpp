@@ -11,11 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-void configure(http_client& c, const std::string& q, const json& options) {
-    auto r = c.post("/api/v1/configure", json{{"queue", q}, {"options", options}});
-    ASSERT_EQ(r.status, 200) << r.body;
-}
-
 std::string stored(const std::string& q) {
     return cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = '" + q + "'");
 }
@@ -23,7 +18,7 @@ std::string stored(const std::string& q) {
 TEST(BackPressure, PushesBeyondMaxSizeAre429AndNothingIsDropped) {
     auto c = client();
     auto q = unique_name("full");
-    configure(c, q, {{"maxSize", 3}});
+    configure_queue(c, q, {{"maxSize", 3}});
     push_payloads(c, q, "a", {json(1), json(2)});
     auto refused = c.post("/api/v1/push", json{{"items", {{{"queue", q}, {"partition", "b"}, {"payload", 3}},
                                                           {{"queue", q}, {"partition", "b"}, {"payload", 4}}}}});
@@ -46,7 +41,7 @@ TEST(BackPressure, PushesBeyondMaxSizeAre429AndNothingIsDropped) {
 TEST(TimeBased, DelayedProcessingHidesMessagesUntilTheyAreOldEnough) {
     auto c = client();
     auto q = unique_name("delayed");
-    configure(c, q, {{"delayedProcessing", 1}});
+    configure_queue(c, q, {{"delayedProcessing", 1}});
     push_payloads(c, q, "", {json("later")});
     EXPECT_EQ(pop(c, q).status, 204);
     std::this_thread::sleep_for(std::chrono::milliseconds(1200));
@@ -58,7 +53,7 @@ TEST(TimeBased, DelayedProcessingHidesMessagesUntilTheyAreOldEnough) {
 TEST(TimeBased, WindowBufferServesAPartitionOnlyWhenItsNewestMessageIsOldEnough) {
     auto c = client();
     auto q = unique_name("window");
-    configure(c, q, {{"windowBuffer", 1}});
+    configure_queue(c, q, {{"windowBuffer", 1}});
     push_payloads(c, q, "", {json(1)});
     std::this_thread::sleep_for(std::chrono::milliseconds(600));
     push_payloads(c, q, "", {json(2)});
@@ -73,7 +68,7 @@ TEST(TimeBased, WindowBufferServesAPartitionOnlyWhenItsNewestMessageIsOldEnough)
 TEST(TimeBased, MaxWaitTimeMovesStaleMessagesToTheDeadLetters) {
     auto c = client();
     auto q = unique_name("maxwait");
-    configure(c, q, {{"maxWaitTimeSeconds", 1}});
+    configure_queue(c, q, {{"maxWaitTimeSeconds", 1}});
     push_payloads(c, q, "", {json("stale1"), json("stale2")});
     std::this_thread::sleep_for(std::chrono::milliseconds(1200));
     push_payloads(c, q, "", {json("fresh")});

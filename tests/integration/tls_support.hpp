@@ -2,6 +2,7 @@
 // Helpers of the TLS tests: a throwaway PKI made with the openssl command (a CA, and server and
 // client certificates it signs), and curl/openssl runs whose output and exit status are read.
 #include "shell_command.hpp"
+#include "test_env.hpp"
 
 #include <unistd.h>
 
@@ -19,21 +20,11 @@ namespace fs = std::filesystem;
 // A temporary directory of certificates, removed at the end. Each name <n> is <n>.crt + <n>.key.
 class pki {
 public:
-    pki() {
-        char tmpl[] = "/tmp/queen-tls-XXXXXX";
-        if (!::mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-        dir_ = tmpl;
-    }
-    ~pki() {
-        std::error_code ec;
-        fs::remove_all(dir_, ec);
-    }
-    pki(const pki&) = delete;
-    pki& operator=(const pki&) = delete;
+    pki() : dir_("tls") {}
 
-    fs::path crt(const std::string& name) const { return dir_ / (name + ".crt"); }
-    fs::path key(const std::string& name) const { return dir_ / (name + ".key"); }
-    fs::path file(const std::string& name) const { return dir_ / name; }
+    fs::path crt(const std::string& name) const { return dir_.path / (name + ".crt"); }
+    fs::path key(const std::string& name) const { return dir_.path / (name + ".key"); }
+    fs::path file(const std::string& name) const { return dir_.path / name; }
 
     // A self-signed root named `name` (CN=name).
     void make_ca(const std::string& name) {
@@ -60,7 +51,7 @@ private:
         if (r.status != 0) throw std::runtime_error("failed: " + command);
     }
 
-    fs::path dir_;
+    temp_dir dir_;
 };
 
 struct curl_reply {

@@ -125,11 +125,11 @@ TEST(TraceParsing, RejectsWhatIsWrong) {
 }
 
 TEST(TraceParsing, PartitionIdsAndPages) {
-    EXPECT_EQ(parse_trace_partition_id("42"), 42);
-    EXPECT_FALSE(parse_trace_partition_id("0"));
-    EXPECT_FALSE(parse_trace_partition_id("-3"));
-    EXPECT_FALSE(parse_trace_partition_id("4x"));
-    EXPECT_FALSE(parse_trace_partition_id(""));
+    EXPECT_EQ(parse_partition_id("42"), 42);
+    EXPECT_FALSE(parse_partition_id("0"));
+    EXPECT_FALSE(parse_partition_id("-3"));
+    EXPECT_FALSE(parse_partition_id("4x"));
+    EXPECT_FALSE(parse_partition_id(""));
     EXPECT_EQ(parse_trace_page(query{}, 50).limit, 50);
     EXPECT_EQ(status_of_failure([] { parse_trace_page(query{{"limit", "0"}}, 50); }), 400);
 }

@@ -101,10 +101,10 @@ TEST(JsonGuard, PayloadAtTheLimitIsAcceptedAndOneDeeperIsRefused) {
     auto push_of = [](const std::string& payload) {
         return R"({"items":[{"queue":"q","payload":)" + payload + "}]}";
     };
-    auto items = parse_push(parse_json_body(push_of(nested_arrays(test_depth, "1")), lim), lim);
+    auto items = parse_push(parse_json_body(push_of(nested_arrays(test_depth, "1")), lim).value, lim);
     ASSERT_EQ(items.size(), 1u);
     EXPECT_EQ(items[0].payload, nested_arrays(test_depth, "1"));
-    EXPECT_EQ(refusal([&] { parse_push(parse_json_body(push_of(nested_arrays(test_depth + 1)), lim), lim); }),
+    EXPECT_EQ(refusal([&] { parse_push(parse_json_body(push_of(nested_arrays(test_depth + 1)), lim).value, lim); }),
               "items[0].payload nests deeper than 64 levels, the limit for payloads");
     // The envelope does not count against the payload: a transaction wraps two more levels.
     const std::string tx = R"({"operations":[{"type":"push","items":[{"queue":"q","payload":)" +
@@ -141,7 +141,7 @@ TEST(JsonGuard, NumbersBeyondDoublesAreNamed) {
     EXPECT_NE(refusal([] { (void)parse_json_body(R"({"items":[{"queue":"q","payload":1e400}]})", lim); })
                   .find("a number is out of range"),
               std::string::npos);
-    auto items = parse_push(parse_json_body(R"({"items":[{"queue":"q","payload":[1e308,-1e-400,12345678901234567890]}]})", lim), lim);
+    auto items = parse_push(parse_json_body(R"({"items":[{"queue":"q","payload":[1e308,-1e-400,12345678901234567890]}]})", lim).value, lim);
     EXPECT_EQ(items.at(0).payload, "[1e+308,-0.0,12345678901234567890]");
 }
 
