@@ -25,14 +25,14 @@ build() {
   "$CXX" -std=c++20 -DBOOST_BEAST_USE_STD_STRING_VIEW -include ostream "${FLAGS[@]}" "${INCLUDES[@]}" "$ROOT/tests/fuzz/$name.cpp" "$@" "${common[@]}" \
     -lzstd -lfmt -o "$OUT/$name"
 }
-build push_body_fuzz "$ROOT/broker/api/requests.cpp" "$ROOT/broker/api/validate.cpp" "$ROOT/broker/api/json_guard.cpp" "$ROOT/broker/api/api_error.cpp" \
-  "$ROOT/broker/core/message_id.cpp" "$ROOT/broker/core/utf8.cpp" "$ROOT/broker/core/memory_budget.cpp"
+build push_body_fuzz "$ROOT/broker/api/shared/requests.cpp" "$ROOT/broker/api/shared/validate.cpp" "$ROOT/broker/api/shared/json_guard.cpp" "$ROOT/broker/api/shared/api_error.cpp" \
+  "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp" "$ROOT/broker/util/memory_budget.cpp"
 build segment_decode_fuzz
-build pop_answer_fuzz "$ROOT/broker/api/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/json_guard.cpp" \
-  "$ROOT/broker/api/api_error.cpp" "$ROOT/broker/core/message_id.cpp" "$ROOT/broker/core/utf8.cpp"
+build pop_answer_fuzz "$ROOT/broker/api/delivery/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/shared/json_guard.cpp" \
+  "$ROOT/broker/api/shared/api_error.cpp" "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp"
 build jwt_token_fuzz "$ROOT/broker/auth/jws_token.cpp" "$ROOT/broker/auth/base64url.cpp" "$ROOT/broker/auth/key_set.cpp" \
   "$ROOT/broker/auth/verification_key.cpp" "$ROOT/broker/auth/token_verifier.cpp" "$ROOT/broker/auth/auth_failure.cpp" \
-  "$ROOT/broker/auth/jwt_algorithm.cpp" "$ROOT/broker/core/utf8.cpp" -lcrypto
+  "$ROOT/broker/auth/jwt_algorithm.cpp" "$ROOT/broker/util/utf8.cpp" -lcrypto
 build http_header_fuzz "$ROOT/broker/http/header_limits.cpp" "$ROOT/broker/http/url.cpp"
 rm -rf "$OUT/generated-seeds"
 python3 "$ROOT/tests/fuzz/make_seeds.py" "$OUT/generated-seeds"

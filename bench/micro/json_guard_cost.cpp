@@ -3,8 +3,8 @@
 // parse_json_body + parse_push (what a push costs the broker before the database).
 // Self-checking: every body must pass the scan and parse to the same item count.
 //   ./build/queen_json_guard_cost [ROUNDS]
-#include "api/json_guard.hpp"
-#include "api/requests.hpp"
+#include "api/shared/json_guard.hpp"
+#include "api/shared/requests.hpp"
 
 #include "median_ns.hpp"
 

@@ -1,9 +1,9 @@
-// What writing a pop answer costs the broker (api/pop_answer over render/json_writer): one
+// What writing a pop answer costs the broker (api/delivery/pop_answer over render/json_writer): one
 // raw segment of N messages decoded and rendered as a pop answer's message array, next to
 // decoding alone and to copying the payload bytes alone (the least any renderer must do).
 // Self-checking: every answer parses and gives back each payload and offset.
 //   ./build/queen_pop_render_cost [ROUNDS]
-#include "api/pop_answer.hpp"
+#include "api/delivery/pop_answer.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
 

@@ -1,6 +1,6 @@
 #include "api/route_guard.hpp"
 
-#include "api/api_error.hpp"
+#include "api/shared/api_error.hpp"
 #include "auth/authenticator.hpp"
 
 #include <string>
@@ -21,7 +21,7 @@ api_error refusal(const auth::auth_failure& failure) {
 
 // Takes one request from the bucket of (kind, id), or refuses it with 429 and Retry-After.
 // The key is built only when rate limiting is on.
-void admit_rate(app::broker_context& ctx, std::string_view kind, const std::string& id) {
+void admit_rate(broker_context& ctx, std::string_view kind, const std::string& id) {
     if (!ctx.rate_limiter.enabled()) return;
     std::string key(kind);
     key += id;
@@ -32,7 +32,7 @@ void admit_rate(app::broker_context& ctx, std::string_view kind, const std::stri
 
 }  // namespace
 
-boost::asio::awaitable<void> admit(app::broker_context& ctx, const route_spec& r, http::request_context& rc) {
+boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, http::request_context& rc) {
     const std::string_view target = rc.req.target();
     const std::string_view path = target.substr(0, target.find('?'));
     if (r.access == access_level::anyone) co_return;

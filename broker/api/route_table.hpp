@@ -3,7 +3,7 @@
 // (docs/security.md, "Access per route") and a one-line summary. It is the
 // one source of the router's routes (api/routes.cpp) and of the OpenAPI document
 // (api/openapi.cpp).
-#include "app/broker_context.hpp"
+#include "api/shared/broker_context.hpp"
 #include "auth/access_level.hpp"
 #include "http/types.hpp"
 
@@ -20,7 +20,7 @@ using access_level = auth::access_level;  // anyone: public
 // "public", "read-only", "read-write" or "admin".
 std::string_view access_name(access_level level) noexcept;
 
-using route_handler = boost::asio::awaitable<http::response> (*)(app::broker_context&, http::request_context&);
+using route_handler = boost::asio::awaitable<http::response> (*)(broker_context&, http::request_context&);
 
 struct route_spec {
     http::bhttp::verb method;

@@ -1,5 +1,8 @@
 #include "api/routes.hpp"
 
+#include "api/admin/handlers.hpp"
+#include "api/delivery/handlers.hpp"
+#include "api/observability/handlers.hpp"
 #include "api/openapi.hpp"
 #include "api/route_guard.hpp"
 #include "api/route_table.hpp"
@@ -15,7 +18,7 @@ using bhttp = http::bhttp::verb;
 using enum auth::access_level;
 
 // GET /api/v1/openapi.json: the document of the table below.
-boost::asio::awaitable<http::response> handle_openapi(app::broker_context&, http::request_context&) {
+boost::asio::awaitable<http::response> handle_openapi(broker_context&, http::request_context&) {
     co_return http::json_text(http::bhttp::status::ok, openapi_document(route_table(), QUEEN_VERSION));
 }
 
@@ -135,7 +138,7 @@ std::string_view access_name(access_level level) noexcept {
 
 std::span<const route_spec> route_table() { return routes; }
 
-void register_routes(http::router& router, app::broker_context& ctx) {
+void register_routes(http::router& router, broker_context& ctx) {
     for (const auto& r : route_table()) {
         // Every route is admitted at its level from its header, before its body is read
         // (api/route_guard.cpp).

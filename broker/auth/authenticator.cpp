@@ -39,7 +39,7 @@ key_set read_jwks_file(const std::string& path) {
 
 // The first fetch of JWT_JWKS_URL, before the broker serves: on a private io_context, so
 // that it is done (or has failed) when the first request arrives.
-std::optional<key_set> fetch_at_start(const config::auth_config& cfg) {
+std::optional<key_set> fetch_at_start(const auth::auth_config& cfg) {
     asio::io_context ioc;
     std::optional<key_set> out;
     std::string failure;
@@ -61,7 +61,7 @@ std::optional<key_set> fetch_at_start(const config::auth_config& cfg) {
 
 }  // namespace
 
-authenticator::authenticator(asio::any_io_executor executor, const config::auth_config& cfg)
+authenticator::authenticator(asio::any_io_executor executor, const auth::auth_config& cfg)
     : executor_(asio::make_strand(executor)), cfg_(cfg) {
     if (!cfg_.enabled) return;
     verifier_.emplace(cfg_);

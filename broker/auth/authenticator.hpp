@@ -5,7 +5,7 @@
 // token whose kid it does not know (at most once per unknown_kid_refetch_gap). A reload that
 // fails keeps the keys it had.
 #include "auth/token_verifier.hpp"
-#include "config/auth_config.hpp"
+#include "auth/auth_config.hpp"
 
 #include <utility>
 #include <boost/asio/any_io_executor.hpp>
@@ -30,7 +30,7 @@ public:
     // the PEM key and JWT_JWKS_FILE, or fetches JWT_JWKS_URL once (a failure is logged, and
     // tokens answer 503 until a fetch succeeds); throws std::invalid_argument (the broker refuses to
     // start) when they cannot verify a token of the configured algorithm.
-    authenticator(boost::asio::any_io_executor executor, const config::auth_config& cfg);
+    authenticator(boost::asio::any_io_executor executor, const auth::auth_config& cfg);
 
     // Arms the JWT_JWKS_URL refresh timer and the SIGHUP reload of JWT_JWKS_FILE.
     void start();
@@ -57,7 +57,7 @@ private:
     bool claim_unknown_kid_refetch();
 
     boost::asio::any_io_executor executor_;
-    config::auth_config cfg_;
+    auth::auth_config cfg_;
     std::optional<token_verifier> verifier_;
     mutable std::mutex mutex_;
     std::shared_ptr<const key_set> jwks_;                           // guarded by mutex_

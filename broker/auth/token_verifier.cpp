@@ -1,7 +1,7 @@
 #include "auth/token_verifier.hpp"
 
 #include "auth/jws_token.hpp"
-#include "core/utf8.hpp"
+#include "util/utf8.hpp"
 
 #include <fmt/core.h>
 #include <openssl/err.h>
@@ -35,7 +35,7 @@ bool holds_string(const nlohmann::json& claims, const std::string& name, const s
 
 }  // namespace
 
-token_verifier::token_verifier(const config::auth_config& cfg) : cfg_(cfg) {
+token_verifier::token_verifier(const auth::auth_config& cfg) : cfg_(cfg) {
     if (cfg.algorithm != "auto") {
         fixed_ = algorithm_from_name(cfg.algorithm);
         if (!fixed_)
@@ -83,7 +83,7 @@ std::variant<std::vector<const verification_key*>, auth_failure> token_verifier:
     }
     if (!uses_jwks_) return refused(name_of(alg));
     if (!jwks) return fail(failure_kind::jwks_unavailable);
-    if (kid && !jwks->has_kid(*kid)) return fail(failure_kind::unknown_kid, core::printable_echo(*kid, max_echoed_kid));
+    if (kid && !jwks->has_kid(*kid)) return fail(failure_kind::unknown_kid, util::printable_echo(*kid, max_echoed_kid));
     auto keys = jwks->candidates(alg, kid);
     if (keys.empty()) {
         // A fixed algorithm is admitted; the key named cannot verify it.

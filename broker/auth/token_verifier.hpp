@@ -6,7 +6,7 @@
 #include "auth/access_level.hpp"
 #include "auth/auth_failure.hpp"
 #include "auth/key_set.hpp"
-#include "config/auth_config.hpp"
+#include "auth/auth_config.hpp"
 
 #include <chrono>
 #include <optional>
@@ -29,7 +29,7 @@ public:
     // Loads JWT_SECRET and JWT_PUBLIC_KEY; throws std::invalid_argument when the settings
     // cannot verify any token of the configured algorithm (a fixed HS* without a secret, a
     // fixed RS*/ES*/EdDSA without a PEM or JWKS, a PEM of the wrong kind, auto with no key).
-    explicit token_verifier(const config::auth_config& cfg);
+    explicit token_verifier(const auth::auth_config& cfg);
 
     // The verdict on `token` at `now`; `jwks` is the current JWKS (nullptr: configured but
     // not loaded yet, or not configured).
@@ -49,7 +49,7 @@ private:
     principal principal_of(const nlohmann::json& claims) const;
     auth_failure refused(std::string_view alg) const;
 
-    config::auth_config cfg_;
+    auth::auth_config cfg_;
     std::optional<jwt_algorithm> fixed_;      // nullopt: JWT_ALGORITHM=auto
     std::optional<verification_key> pem_;
     bool uses_jwks_ = false;

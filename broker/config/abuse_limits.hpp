@@ -15,7 +15,7 @@ struct abuse_limits {
     std::size_t max_header_count = 0;            // QUEEN_MAX_HEADER_COUNT: header fields per request
     double rate_per_second = 0;                  // QUEEN_RATE_LIMIT_PER_SECOND: requests per token subject
     double rate_burst = 0;                       // QUEEN_RATE_LIMIT_BURST: 0 = one second's worth
-    // QUEEN_JSON_PARSE_BUDGET_BYTES: the cost (api/requests.hpp) of the JSON documents all
+    // QUEEN_JSON_PARSE_BUDGET_BYTES: the cost (api/shared/requests.hpp) of the JSON documents all
     // requests hold at once; 503 past it.
     std::size_t json_parse_budget_bytes = 256u << 20;
 };

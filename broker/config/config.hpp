@@ -1,7 +1,7 @@
 #pragma once
 // Broker configuration, read once from the environment.
 #include "config/abuse_limits.hpp"
-#include "config/auth_config.hpp"
+#include "config/auth_env.hpp"
 #include "config/limits.hpp"
 
 #include <chrono>
@@ -77,7 +77,7 @@ struct broker_config {
     std::string spool_dir;                              // QUEEN_SPOOL_DIR
     std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
-    auth_config auth;                                   // JWT_* (config/auth_config.hpp)
+    auth::auth_config auth;                             // JWT_* (config/auth_env.hpp)
     abuse_limits abuse;                                 // per-client limits (config/abuse_limits.hpp)
     // Origins whose pages may call the broker from a browser (QUEEN_CORS_ORIGINS,
     // config/cors_origins.hpp): none by default, {"*"} for any.

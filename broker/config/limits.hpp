@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-namespace queen::core {
+namespace queen::util {
 class memory_budget;
 }
 
@@ -20,7 +20,7 @@ struct limits {
     std::size_t max_json_values = 1'000'000;  // QUEEN_MAX_JSON_VALUES: values in one request body
     // The broker-wide budget JSON documents being parsed draw from (docs/security.md); none in
     // tests that parse alone.
-    core::memory_budget* parse_budget = nullptr;
+    util::memory_budget* parse_budget = nullptr;
 };
 
 }  // namespace queen::config

@@ -1,6 +1,6 @@
 #include "crypto/payload_cipher.hpp"
 
-#include "core/hex_digit.hpp"
+#include "util/hex_digit.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/rand.h>
@@ -50,7 +50,7 @@ std::optional<payload_cipher> payload_cipher::from_hex_key(std::string_view hex)
     if (hex.size() != 64) return std::nullopt;
     payload_cipher c;
     for (std::size_t i = 0; i < 32; ++i) {
-        int hi = core::hex_digit_value(hex[2 * i]), lo = core::hex_digit_value(hex[2 * i + 1]);
+        int hi = util::hex_digit_value(hex[2 * i]), lo = util::hex_digit_value(hex[2 * i + 1]);
         if (hi < 0 || lo < 0) return std::nullopt;
         c.key_[i] = static_cast<std::uint8_t>(hi * 16 + lo);
     }

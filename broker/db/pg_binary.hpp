@@ -1,6 +1,6 @@
 #pragma once
 // Reading PostgreSQL binary-format values that pg_result does not type itself.
-#include "core/big_endian.hpp"
+#include "util/big_endian.hpp"
 #include "db/pg_result.hpp"
 
 #include <array>
@@ -15,7 +15,7 @@ namespace queen::db {
 inline std::int64_t timestamp_us(const pg_result& res, int row, int col) {
     auto b = res.text(row, col);
     if (b.size() != 8) throw std::runtime_error("timestamptz value is not 8 bytes");
-    return static_cast<std::int64_t>(core::load_be64(b.data())) + 946684800LL * 1000000LL;
+    return static_cast<std::int64_t>(util::load_be64(b.data())) + 946684800LL * 1000000LL;
 }
 
 // uuid (binary: 16 bytes).

@@ -5,23 +5,23 @@ namespace queen::db {
 namespace {
 
 // Type OIDs of pg_type.dat.
-render::value_kind kind_of(Oid type) {
+db::value_kind kind_of(Oid type) {
     switch (type) {
-        case 16: return render::value_kind::boolean;
+        case 16: return db::value_kind::boolean;
         case 20:
         case 21:
-        case 23: return render::value_kind::integer;
+        case 23: return db::value_kind::integer;
         case 700:
         case 701:
-        case 1700: return render::value_kind::number;
-        default: return render::value_kind::text;
+        case 1700: return db::value_kind::number;
+        default: return db::value_kind::text;
     }
 }
 
 }  // namespace
 
-render::record_set to_record_set(const pg_result& res) {
-    render::record_set out;
+db::record_set to_record_set(const pg_result& res) {
+    db::record_set out;
     const int columns = res.columns();
     for (int c = 0; c < columns; ++c) {
         out.columns.emplace_back(PQfname(res.get(), c));

@@ -1,6 +1,6 @@
 #include "db/pg_result.hpp"
 
-#include "core/big_endian.hpp"
+#include "util/big_endian.hpp"
 
 #include <fmt/core.h>
 
@@ -19,7 +19,7 @@ constexpr Oid kInt2Oid = 21;
 constexpr Oid kInt4Oid = 23;
 constexpr Oid kOidOid = 26;
 
-using core::load_be;
+using util::load_be;
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 #include "embedded/embedded_postgres.hpp"
 
-#include "core/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 #include "schema/migrator.hpp"
 
 #include <fmt/core.h>
@@ -483,7 +483,7 @@ bool embedded_postgres::prepare_data_dir(const server_user& user) {
 // The server log, next to the data directory, writable by the server user.
 fs::path embedded_postgres::prepare_server_log(const server_user& user) {
     const fs::path log = options_.data_dir.parent_path() / "postgres.log";
-    core::unique_fd fd(open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
+    util::unique_fd fd(open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
     if (!fd) throw std::runtime_error(fmt::format("cannot create the server log {}: {}", log.string(), errno_text(errno)));
     if (!user.name.empty() && fchown(fd.get(), user.uid, user.gid) != 0)
         throw std::runtime_error(fmt::format("cannot give {} to {}: {}", log.string(), user.name, errno_text(errno)));

@@ -1,6 +1,6 @@
 #include "http/router.hpp"
 
-#include "core/utf8.hpp"
+#include "util/utf8.hpp"
 #include "http/responses.hpp"
 #include "http/url.hpp"
 
@@ -47,12 +47,12 @@ std::string invalid_url_value(const std::vector<std::string>& pattern, const std
     std::size_t p = 0;
     for (const auto& segment : pattern) {
         if (segment.empty() || segment[0] != ':') continue;
-        if (p < params.size() && core::first_invalid_utf8(params[p])) return segment.substr(1) + " is not valid UTF-8";
+        if (p < params.size() && util::first_invalid_utf8(params[p])) return segment.substr(1) + " is not valid UTF-8";
         ++p;
     }
     for (const auto& [key, value] : query) {
-        if (core::first_invalid_utf8(key)) return "a query parameter name is not valid UTF-8";
-        if (core::first_invalid_utf8(value)) return key + " is not valid UTF-8";
+        if (util::first_invalid_utf8(key)) return "a query parameter name is not valid UTF-8";
+        if (util::first_invalid_utf8(value)) return key + " is not valid UTF-8";
     }
     return {};
 }
@@ -68,7 +68,7 @@ void without_body(response& res) {
 // The path of a target, made safe to echo.
 std::string echoed_path(const request& req) {
     const std::string_view target = req.target();
-    return core::printable_echo(target.substr(0, target.find('?')), max_echo_bytes);
+    return util::printable_echo(target.substr(0, target.find('?')), max_echo_bytes);
 }
 
 }  // namespace
@@ -120,7 +120,7 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
                                             boost::asio::any_io_executor executor, admission& out) const {
     const std::string_view origin = header[bhttp::field::origin];
     if (!cors_.admits(origin, header[bhttp::field::host])) {
-        out.answer = error(bhttp::status::forbidden, "the origin " + core::printable_echo(origin, max_echo_bytes) +
+        out.answer = error(bhttp::status::forbidden, "the origin " + util::printable_echo(origin, max_echo_bytes) +
                                                          " may not call this broker (QUEEN_CORS_ORIGINS)");
         co_return;
     }

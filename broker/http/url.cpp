@@ -1,6 +1,6 @@
 #include "http/url.hpp"
 
-#include "core/hex_digit.hpp"
+#include "util/hex_digit.hpp"
 
 namespace queen::http {
 
@@ -11,8 +11,8 @@ std::optional<std::string> percent_decode(std::string_view s, bool plus_is_space
         char c = s[i];
         if (c == '%') {
             if (i + 2 >= s.size()) return std::nullopt;
-            int hi = core::hex_digit_value(s[i + 1]);
-            int lo = core::hex_digit_value(s[i + 2]);
+            int hi = util::hex_digit_value(s[i + 1]);
+            int lo = util::hex_digit_value(s[i + 2]);
             if (hi < 0 || lo < 0) return std::nullopt;
             out += static_cast<char>(hi * 16 + lo);
             i += 2;

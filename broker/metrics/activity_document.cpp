@@ -1,6 +1,6 @@
 #include "metrics/activity_document.hpp"
 
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "render/json_writer.hpp"
 
 namespace queen::metrics {
@@ -81,7 +81,7 @@ void write_queue(render::json_writer& out, const std::string& name, const queue_
 std::string activity_document(const minute_activity& minute, const broker_identity& broker, int retention_days) {
     render::json_writer out;
     out.begin_object()
-        .field("minute", core::iso_time(minute.minute_us))
+        .field("minute", domain::iso_time(minute.minute_us))
         .field("hostname", broker.hostname)
         .field("port", broker.port)
         .field("retention_days", retention_days)

@@ -1,6 +1,6 @@
 #include "metrics/activity_recorder.hpp"
 
-#include "core/wall_clock.hpp"
+#include "util/wall_clock.hpp"
 #include "log/log.hpp"
 #include "metrics/process_usage.hpp"
 #include "store/activity_store.hpp"
@@ -34,10 +34,10 @@ asio::awaitable<bool> sleep_for(asio::any_io_executor ex, std::chrono::steady_cl
 
 }  // namespace
 
-std::int64_t current_minute_us() { return core::wall_clock_us() / minute_us * minute_us; }
+std::int64_t current_minute_us() { return util::wall_clock_us() / minute_us * minute_us; }
 
 activity_recorder::activity_recorder(asio::any_io_executor executor, db::pg_pool& pool, activity_counters& counters,
-                                     const core::pop_waiters& waiters, activity_recorder_options options)
+                                     const services::pop_waiters& waiters, activity_recorder_options options)
     : executor_(std::move(executor)), pool_(pool), counters_(counters), waiters_(waiters),
       options_(std::move(options)) {}
 
@@ -110,7 +110,7 @@ asio::awaitable<void> activity_recorder::flush_loop() {
         if (by_minute) {
             // Just past the next minute boundary, so the minute's counts go out whole.
             const std::int64_t next = current_minute_us() + minute_us;
-            wait = std::chrono::microseconds(next - core::wall_clock_us() + 200'000);
+            wait = std::chrono::microseconds(next - util::wall_clock_us() + 200'000);
         }
         if (!co_await sleep_for(executor_, wait) || stopped->load()) break;
         co_await flush_now();

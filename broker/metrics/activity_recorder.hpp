@@ -4,7 +4,7 @@
 // database (store::flush_activity) every flush interval, at minute boundaries when the
 // interval is a minute. A flush that fails is kept (up to an hour of them) and sent again
 // with the next one, under its own minute.
-#include "core/pop_waiters.hpp"
+#include "services/pop_waiters.hpp"
 #include "db/pg_pool.hpp"
 #include "metrics/activity_counters.hpp"
 #include "metrics/activity_document.hpp"
@@ -33,7 +33,7 @@ struct activity_recorder_options {
 class activity_recorder {
 public:
     activity_recorder(boost::asio::any_io_executor executor, db::pg_pool& pool, activity_counters& counters,
-                      const core::pop_waiters& waiters, activity_recorder_options options);
+                      const services::pop_waiters& waiters, activity_recorder_options options);
     void start();
     void stop();
     // Takes the counts so far and flushes them with any kept ones; never throws.
@@ -47,7 +47,7 @@ private:
     boost::asio::any_io_executor executor_;
     db::pg_pool& pool_;
     activity_counters& counters_;
-    const core::pop_waiters& waiters_;
+    const services::pop_waiters& waiters_;
     activity_recorder_options options_;
     std::shared_ptr<std::atomic<bool>> stopped_ = std::make_shared<std::atomic<bool>>(false);
     std::mutex unflushed_mutex_;

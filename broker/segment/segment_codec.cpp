@@ -1,6 +1,6 @@
 #include "segment/segment_codec.hpp"
 
-#include "core/hex_digit.hpp"
+#include "util/hex_digit.hpp"
 
 #include <cstring>
 #include <limits>
@@ -225,8 +225,8 @@ std::optional<std::array<std::uint8_t, 16>> parse_uuid(std::string_view text) {
             ++i;
             continue;
         }
-        const int hi = core::hex_digit_value(text[i]);
-        const int lo = core::hex_digit_value(text[i + 1]);
+        const int hi = util::hex_digit_value(text[i]);
+        const int lo = util::hex_digit_value(text[i + 1]);
         if (hi < 0 || lo < 0) return std::nullopt;
         out[byte++] = static_cast<std::uint8_t>((hi << 4) | lo);
         i += 2;

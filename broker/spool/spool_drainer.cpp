@@ -1,7 +1,6 @@
 #include "spool/spool_drainer.hpp"
 
-#include "core/message_id.hpp"
-#include "core/push_batch.hpp"
+#include "domain/message_id.hpp"
 #include "store/push_store.hpp"
 #include "log/log.hpp"
 
@@ -17,7 +16,7 @@ namespace queen::spool {
 
 namespace asio = boost::asio;
 
-spool_drainer::spool_drainer(asio::any_io_executor executor, db::pg_pool& pool, core::push_notifier& notifier,
+spool_drainer::spool_drainer(asio::any_io_executor executor, db::pg_pool& pool, services::push_notifier& notifier,
                              maintenance::maintenance_flags& flags, spool_file& spool, drainer_options options)
     : strand_(asio::make_strand(executor)),
       pool_(pool),
@@ -102,33 +101,34 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
     if (batch.records.empty()) co_return 0;
 
     // The records as push items, one "request", grouped by (queue, partition) in file order.
-    std::vector<core::push_item> items;
+    std::vector<domain::push_item> items;
     items.reserve(batch.records.size());
     bool any_in_doubt = false;
     for (const auto& r : batch.records) {
-        items.push_back(core::push_item{r.queue, r.partition, r.transaction_id, r.trace_id, r.producer_sub, r.payload});
+        items.push_back(r.item);
         any_in_doubt = any_in_doubt || r.in_doubt;
     }
-    std::vector<const std::vector<core::push_item>*> requests{&items};
-    const core::push_batch pb = core::make_push_batch(requests);
     // An item that may have committed before the outage is probed for since a little before
     // it was accepted.
     std::vector<std::optional<std::int64_t>> probe_since;
     if (any_in_doubt) {
         const auto margin_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.probe_margin).count();
-        for (const auto& [r, i] : pb.position) {
-            const auto& rec = batch.records[i];
+        for (const auto& rec : batch.records)
             probe_since.push_back(rec.in_doubt ? std::optional<std::int64_t>(rec.accepted_at_us - margin_us)
                                                : std::nullopt);
-        }
     }
 
     co_await spool_.mark_inflight(batch.end);
-    std::vector<store::pushed_item> rows;
+    std::vector<domain::push_outcome> outcomes;
     for (int attempt = 1;; ++attempt) {
         try {
-            if (any_in_doubt) rows = co_await store::push_spooled(pool_, pb, probe_since);
-            else rows = co_await store::push(pool_, pb);
+            if (any_in_doubt) {
+                outcomes = co_await store::push_spooled(pool_, items, probe_since);
+            } else {
+                const std::vector<const std::vector<domain::push_item>*> request{&items};
+                auto per_request = co_await store::push(pool_, request);
+                outcomes = std::move(per_request.front());
+            }
             break;
         } catch (const db::pg_error& e) {
             bool rolled_back = e.kind() == db::pg_error_kind::deadlock || e.kind() == db::pg_error_kind::serialization;
@@ -136,18 +136,14 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
         }
     }
     std::size_t duplicates = 0;
-    for (const auto& row : rows)
-        if (!row.queued) ++duplicates;
-    if (rows.size() != batch.records.size())
-        log::error("spool: the drain stored a batch of {} records but got {} answers", batch.records.size(),
-                   rows.size());
+    for (const auto& o : outcomes)
+        if (!o.queued) ++duplicates;
 
     co_await spool_.mark_drained(batch.end, batch.records.size());
     if (options_.on_drained_item)
-        for (const auto& row : rows)
-            if (row.item >= 1 && row.item <= items.size()) options_.on_drained_item(items[row.item - 1].queue, row.queued);
+        for (std::size_t i = 0; i < items.size(); ++i) options_.on_drained_item(items[i].queue, outcomes[i].queued);
     std::set<std::string> queues;
-    for (const auto& r : batch.records) queues.insert(r.queue);
+    for (const auto& r : batch.records) queues.insert(r.item.queue);
     notifier_.queues_changed({queues.begin(), queues.end()});
     {
         std::lock_guard lock(mu_);

@@ -6,7 +6,7 @@
 // retries with back-off (250 ms .. 2 s). A batch with in-doubt records (see spool_file.hpp)
 // goes through queen.push_spooled, which probes them whatever the queue's dedup window;
 // other batches go through queen.push like any push.
-#include "core/push_notifier.hpp"
+#include "services/push_notifier.hpp"
 #include "db/pg_pool.hpp"
 #include "maintenance/maintenance_flags.hpp"
 #include "spool/spool_file.hpp"
@@ -45,7 +45,7 @@ struct drainer_status {
 
 class spool_drainer {
 public:
-    spool_drainer(boost::asio::any_io_executor executor, db::pg_pool& pool, core::push_notifier& notifier,
+    spool_drainer(boost::asio::any_io_executor executor, db::pg_pool& pool, services::push_notifier& notifier,
                   maintenance::maintenance_flags& flags, spool_file& spool, drainer_options options = {});
     void start();
     void stop();
@@ -60,7 +60,7 @@ private:
 
     boost::asio::strand<boost::asio::any_io_executor> strand_;
     db::pg_pool& pool_;
-    core::push_notifier& notifier_;
+    services::push_notifier& notifier_;
     maintenance::maintenance_flags& flags_;
     spool_file& spool_;
     drainer_options options_;

@@ -1,7 +1,7 @@
 #include "spool/spool_file.hpp"
 
-#include "core/big_endian.hpp"
-#include "core/deferred.hpp"
+#include "util/big_endian.hpp"
+#include "util/deferred.hpp"
 #include "log/log.hpp"
 
 #include <fcntl.h>
@@ -109,7 +109,7 @@ void spool_file::clear_problem() {
 // and adopt the file. Each step that gives up sets recovery_summary_ (and the problem).
 
 void spool_file::recover() {
-    core::unique_fd fd = open_for_recovery();
+    util::unique_fd fd = open_for_recovery();
     if (!fd) return;
     struct stat st {};
     ::fstat(fd.get(), &st);
@@ -123,7 +123,7 @@ void spool_file::recover() {
     adopt(std::move(fd), checkpoint, scan);
 }
 
-core::unique_fd spool_file::open_for_recovery() {
+util::unique_fd spool_file::open_for_recovery() {
     std::error_code ec;
     std::filesystem::create_directories(options_.dir, ec);
     if (ec) {
@@ -136,7 +136,7 @@ core::unique_fd spool_file::open_for_recovery() {
         recovery_summary_ = "empty";
         return {};
     }
-    core::unique_fd fd(::open(path_.c_str(), O_RDWR | O_CLOEXEC));
+    util::unique_fd fd(::open(path_.c_str(), O_RDWR | O_CLOEXEC));
     if (!fd) {
         healthy_ = false;
         problem_ = "cannot open " + path_.string() + ": " + errno_text(errno);
@@ -150,7 +150,7 @@ core::unique_fd spool_file::open_for_recovery() {
     return fd;
 }
 
-bool spool_file::accept_identity(core::unique_fd& fd, std::uint64_t size, std::string_view header) {
+bool spool_file::accept_identity(util::unique_fd& fd, std::uint64_t size, std::string_view header) {
     const auto identity = decode_identity(header);
     if (!identity) {
         if (size <= header_bytes) {
@@ -180,7 +180,7 @@ bool spool_file::accept_identity(core::unique_fd& fd, std::uint64_t size, std::s
     return true;
 }
 
-void spool_file::move_aside(core::unique_fd& fd, const std::string& suffix, const std::string& why) {
+void spool_file::move_aside(util::unique_fd& fd, const std::string& suffix, const std::string& why) {
     fd.reset();
     auto aside = path_;
     aside += suffix;
@@ -214,7 +214,7 @@ spool_file::record_scan spool_file::scan_records(int fd, std::uint64_t size, std
             scan.why_stop = "record header is incomplete";
             break;
         }
-        const std::uint32_t length = core::load_be32(head), checksum = core::load_be32(head + 4);
+        const std::uint32_t length = util::load_be32(head), checksum = util::load_be32(head + 4);
         if (length > max_record_body || length > size - pos - record_header_bytes) {
             scan.why_stop = "record runs past the end of the file";
             scan.damaged_inside = length > max_record_body && length <= size - pos - record_header_bytes;
@@ -253,7 +253,7 @@ void spool_file::cut_tail(int fd, std::uint64_t size, const record_scan& scan) {
         std::string rest(static_cast<std::size_t>(cut), '\0');
         bool saved = pread_all(fd, rest.data(), rest.size(), scan.boundary);
         if (saved) {
-            core::unique_fd out(::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+            util::unique_fd out(::open(aside.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
             saved = out && pwrite_all(out.get(), rest.data(), rest.size(), 0) && ::fsync(out.get()) == 0;
         }
         log::error("spool: {} is damaged at byte {} ({}); the {} bytes from there {} and are not drained",
@@ -267,7 +267,7 @@ void spool_file::cut_tail(int fd, std::uint64_t size, const record_scan& scan) {
         throw std::runtime_error("spool: cannot cut the damaged tail of " + path_.string() + ": " + errno_text(errno));
 }
 
-void spool_file::adopt(core::unique_fd fd, const checkpoint_slot& checkpoint, const record_scan& scan) {
+void spool_file::adopt(util::unique_fd fd, const checkpoint_slot& checkpoint, const record_scan& scan) {
     const std::uint64_t drained = std::clamp(checkpoint.drained, header_bytes, scan.boundary);
     const std::uint64_t inflight = std::clamp(checkpoint.inflight, drained, scan.boundary);
     fd_ = std::move(fd);
@@ -344,7 +344,7 @@ bool spool_file::ensure_open(std::string& why) {
         why = "cannot create the spool directory " + options_.dir.string() + ": " + ec.message();
         return false;
     }
-    core::unique_fd fd(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+    util::unique_fd fd(::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
     if (!fd) {
         why = "cannot create " + path_.string() + ": " + errno_text(errno);
         return false;
@@ -435,7 +435,7 @@ spool_batch spool_file::do_read_batch(std::size_t max_records, std::size_t max_b
             set_problem("cannot read the spool at byte " + std::to_string(pos) + ": " + errno_text(errno));
             break;
         }
-        std::uint32_t length = core::load_be32(head), checksum = core::load_be32(head + 4);
+        std::uint32_t length = util::load_be32(head), checksum = util::load_be32(head + 4);
         record r;
         read_result res;
         if (length > max_record_body || pos + record_header_bytes + length > end) {
@@ -512,15 +512,15 @@ void spool_file::remove_file() {
 
 boost::asio::awaitable<void> spool_file::append(std::vector<record> records) {
     auto shared = std::make_shared<std::vector<record>>(std::move(records));
-    std::function<void(core::completer<bool>)> start = [this, shared](core::completer<bool> done) {
+    std::function<void(util::completer<bool>)> start = [this, shared](util::completer<bool> done) {
         append(std::move(*shared), [done](std::exception_ptr e) { done(e, true); });
     };
-    co_await core::await_completion<bool>(std::move(start));
+    co_await util::await_completion<bool>(std::move(start));
 }
 
 boost::asio::awaitable<spool_batch> spool_file::read_batch(std::size_t max_records, std::size_t max_bytes) {
-    std::function<void(core::completer<spool_batch>)> start = [this, max_records,
-                                                                max_bytes](core::completer<spool_batch> done) {
+    std::function<void(util::completer<spool_batch>)> start = [this, max_records,
+                                                                max_bytes](util::completer<spool_batch> done) {
         submit([this, max_records, max_bytes, done] {
             spool_batch b;
             std::exception_ptr e;
@@ -532,12 +532,12 @@ boost::asio::awaitable<spool_batch> spool_file::read_batch(std::size_t max_recor
             done(e, std::move(b));
         });
     };
-    auto batch = co_await core::await_completion<spool_batch>(std::move(start));
+    auto batch = co_await util::await_completion<spool_batch>(std::move(start));
     co_return batch;
 }
 
 boost::asio::awaitable<void> spool_file::mark_inflight(std::uint64_t end) {
-    std::function<void(core::completer<bool>)> start = [this, end](core::completer<bool> done) {
+    std::function<void(util::completer<bool>)> start = [this, end](util::completer<bool> done) {
         submit([this, end, done] {
             std::exception_ptr e;
             try {
@@ -549,11 +549,11 @@ boost::asio::awaitable<void> spool_file::mark_inflight(std::uint64_t end) {
             done(e, true);
         });
     };
-    co_await core::await_completion<bool>(std::move(start));
+    co_await util::await_completion<bool>(std::move(start));
 }
 
 boost::asio::awaitable<void> spool_file::mark_drained(std::uint64_t end, std::size_t count) {
-    std::function<void(core::completer<bool>)> start = [this, end, count](core::completer<bool> done) {
+    std::function<void(util::completer<bool>)> start = [this, end, count](util::completer<bool> done) {
         submit([this, end, count, done] {
             std::exception_ptr e;
             try {
@@ -564,7 +564,7 @@ boost::asio::awaitable<void> spool_file::mark_drained(std::uint64_t end, std::si
             done(e, true);
         });
     };
-    co_await core::await_completion<bool>(std::move(start));
+    co_await util::await_completion<bool>(std::move(start));
 }
 
 }  // namespace queen::spool

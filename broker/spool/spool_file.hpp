@@ -24,7 +24,7 @@
 //
 // All file I/O runs on one private thread; the awaitable functions may be called from any
 // coroutine and resume on its executor.
-#include "core/unique_fd.hpp"
+#include "util/unique_fd.hpp"
 #include "spool/spool_header.hpp"
 #include "spool/spool_record.hpp"
 
@@ -127,13 +127,13 @@ private:
     };
 
     void recover();
-    core::unique_fd open_for_recovery();
-    bool accept_identity(core::unique_fd& fd, std::uint64_t size, std::string_view header);
-    void move_aside(core::unique_fd& fd, const std::string& suffix, const std::string& why);
+    util::unique_fd open_for_recovery();
+    bool accept_identity(util::unique_fd& fd, std::uint64_t size, std::string_view header);
+    void move_aside(util::unique_fd& fd, const std::string& suffix, const std::string& why);
     checkpoint_slot read_checkpoint(std::string_view header, std::uint64_t size);
     record_scan scan_records(int fd, std::uint64_t size, std::uint64_t drained);
     void cut_tail(int fd, std::uint64_t size, const record_scan& scan);
-    void adopt(core::unique_fd fd, const checkpoint_slot& checkpoint, const record_scan& scan);
+    void adopt(util::unique_fd fd, const checkpoint_slot& checkpoint, const record_scan& scan);
     void run();
     void write_appends(std::vector<append_request>& requests);
     bool ensure_open(std::string& why);
@@ -149,7 +149,7 @@ private:
     std::string recovery_summary_;
 
     // Owned by the spool thread (and the constructor before it starts).
-    core::unique_fd fd_;
+    util::unique_fd fd_;
     std::uint64_t drained_end_ = 0;
     std::uint64_t inflight_end_ = 0;
     std::uint64_t checkpoint_seq_ = 0;

@@ -1,6 +1,6 @@
 #include "spool/spool_header.hpp"
 
-#include "core/big_endian.hpp"
+#include "util/big_endian.hpp"
 #include "spool/spool_record.hpp"
 
 #include <algorithm>
@@ -14,16 +14,16 @@ using namespace header_layout;
 
 constexpr char magic[magic_bytes] = {'Q', 'N', 'S', 'P', 'O', 'O', 'L', '1'};
 
-bool checksum_ok(const char* part) { return core::load_be32(part + crc_at) == crc32c(part, checked_bytes); }
+bool checksum_ok(const char* part) { return util::load_be32(part + crc_at) == crc32c(part, checked_bytes); }
 
 }  // namespace
 
 std::string encode_slot(const checkpoint_slot& slot) {
     std::string s(slot_bytes, '\0');
-    core::store_be64(s.data() + slot_seq_at, slot.seq);
-    core::store_be64(s.data() + slot_drained_at, slot.drained);
-    core::store_be64(s.data() + slot_inflight_at, slot.inflight);
-    core::store_be32(s.data() + crc_at, crc32c(s.data(), checked_bytes));
+    util::store_be64(s.data() + slot_seq_at, slot.seq);
+    util::store_be64(s.data() + slot_drained_at, slot.drained);
+    util::store_be64(s.data() + slot_inflight_at, slot.inflight);
+    util::store_be32(s.data() + crc_at, crc32c(s.data(), checked_bytes));
     return s;
 }
 
@@ -32,10 +32,10 @@ std::uint64_t slot_offset(std::uint64_t seq) { return slots_at + (seq % 2) * slo
 std::string encode_header(const std::string& database_id, const checkpoint_slot& first) {
     std::string h(total_bytes, '\0');
     std::memcpy(h.data() + magic_at, magic, magic_bytes);
-    core::store_be32(h.data() + version_at, spool_file_version);
-    core::store_be32(h.data() + size_at, static_cast<std::uint32_t>(total_bytes));
+    util::store_be32(h.data() + version_at, spool_file_version);
+    util::store_be32(h.data() + size_at, static_cast<std::uint32_t>(total_bytes));
     std::memcpy(h.data() + database_id_at, database_id.data(), std::min(database_id.size(), database_id_bytes));
-    core::store_be32(h.data() + crc_at, crc32c(h.data(), checked_bytes));
+    util::store_be32(h.data() + crc_at, crc32c(h.data(), checked_bytes));
     const std::string slot = encode_slot(first);
     std::memcpy(h.data() + slots_at, slot.data(), slot.size());
     return h;
@@ -46,7 +46,7 @@ std::optional<spool_identity> decode_identity(std::string_view header) {
         !checksum_ok(header.data()))
         return std::nullopt;
     spool_identity id;
-    id.version = core::load_be32(header.data() + version_at);
+    id.version = util::load_be32(header.data() + version_at);
     std::string_view db(header.data() + database_id_at, database_id_bytes);
     id.database_id = std::string(db.substr(0, db.find('\0')));
     return id;
@@ -57,8 +57,8 @@ std::optional<checkpoint_slot> latest_checkpoint(std::string_view header) {
     for (std::size_t s = 0; s < 2; ++s) {
         const char* p = header.data() + slots_at + s * slot_bytes;
         if (!checksum_ok(p)) continue;
-        checkpoint_slot slot{core::load_be64(p + slot_seq_at), core::load_be64(p + slot_drained_at),
-                             core::load_be64(p + slot_inflight_at)};
+        checkpoint_slot slot{util::load_be64(p + slot_seq_at), util::load_be64(p + slot_drained_at),
+                             util::load_be64(p + slot_inflight_at)};
         if (slot.seq == 0 || (best && slot.seq <= best->seq)) continue;
         best = slot;
     }

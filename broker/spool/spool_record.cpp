@@ -1,6 +1,6 @@
 #include "spool/spool_record.hpp"
 
-#include "core/big_endian.hpp"
+#include "util/big_endian.hpp"
 
 #include <array>
 #include <stdexcept>
@@ -25,9 +25,9 @@ std::array<std::uint32_t, 256> make_table() {
 }
 
 void put_u8(std::string& out, std::uint8_t v) { out.push_back(static_cast<char>(v)); }
-void put_u16(std::string& out, std::uint16_t v) { core::append_be(out, v, 2); }
-void put_u32(std::string& out, std::uint32_t v) { core::append_be(out, v, 4); }
-void put_u64(std::string& out, std::uint64_t v) { core::append_be(out, v, 8); }
+void put_u16(std::string& out, std::uint16_t v) { util::append_be(out, v, 2); }
+void put_u32(std::string& out, std::uint32_t v) { util::append_be(out, v, 4); }
+void put_u64(std::string& out, std::uint64_t v) { util::append_be(out, v, 8); }
 void put_str16(std::string& out, std::string_view s, const char* what) {
     if (s.size() > 0xFFFF) throw std::length_error(std::string("spool record: ") + what + " is over 65535 bytes");
     put_u16(out, static_cast<std::uint16_t>(s.size()));
@@ -46,7 +46,7 @@ struct reader {
     }
     std::uint64_t uint(int bytes) {
         if (!need(static_cast<std::size_t>(bytes))) return 0;
-        const std::uint64_t v = core::load_be(data.data() + pos, static_cast<std::size_t>(bytes));
+        const std::uint64_t v = util::load_be(data.data() + pos, static_cast<std::size_t>(bytes));
         pos += static_cast<std::size_t>(bytes);
         return v;
     }
@@ -58,7 +58,7 @@ struct reader {
     }
 };
 
-std::uint32_t load_u32(std::string_view d, std::size_t pos) { return core::load_be32(d.data() + pos); }
+std::uint32_t load_u32(std::string_view d, std::size_t pos) { return util::load_be32(d.data() + pos); }
 
 }  // namespace
 
@@ -71,28 +71,28 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t crc) {
 }
 
 void encode(const record& r, std::string& out) {
-    if (r.payload.size() > max_record_body - 1024) throw std::length_error("spool record: payload is too large");
+    if (r.item.payload.size() > max_record_body - 1024) throw std::length_error("spool record: payload is too large");
     std::string body;
-    body.reserve(32 + r.queue.size() + r.partition.size() + r.transaction_id.size() + r.payload.size());
+    body.reserve(32 + r.item.queue.size() + r.item.partition.size() + r.item.transaction_id.size() + r.item.payload.size());
     std::uint8_t flags = 0;
     if (r.in_doubt) flags |= flag_in_doubt;
     if (r.more_follow) flags |= flag_more_follow;
-    if (r.trace_id) flags |= flag_trace;
-    if (r.producer_sub) flags |= flag_producer;
+    if (r.item.trace_id) flags |= flag_trace;
+    if (r.item.producer_sub) flags |= flag_producer;
     put_u8(body, format_version);
     put_u8(body, flags);
     put_u64(body, static_cast<std::uint64_t>(r.accepted_at_us));
-    put_str16(body, r.queue, "queue");
-    put_str16(body, r.partition, "partition");
-    put_str16(body, r.transaction_id, "transaction id");
-    if (r.trace_id) {
-        if (r.trace_id->size() > 0xFF) throw std::length_error("spool record: trace id is over 255 bytes");
-        put_u8(body, static_cast<std::uint8_t>(r.trace_id->size()));
-        body.append(*r.trace_id);
+    put_str16(body, r.item.queue, "queue");
+    put_str16(body, r.item.partition, "partition");
+    put_str16(body, r.item.transaction_id, "transaction id");
+    if (r.item.trace_id) {
+        if (r.item.trace_id->size() > 0xFF) throw std::length_error("spool record: trace id is over 255 bytes");
+        put_u8(body, static_cast<std::uint8_t>(r.item.trace_id->size()));
+        body.append(*r.item.trace_id);
     }
-    if (r.producer_sub) put_str16(body, *r.producer_sub, "producer");
-    put_u32(body, static_cast<std::uint32_t>(r.payload.size()));
-    body.append(r.payload);
+    if (r.item.producer_sub) put_str16(body, *r.item.producer_sub, "producer");
+    put_u32(body, static_cast<std::uint32_t>(r.item.payload.size()));
+    body.append(r.item.payload);
 
     put_u32(out, static_cast<std::uint32_t>(body.size()));
     put_u32(out, crc32c(body.data(), body.size()));
@@ -121,12 +121,12 @@ read_result decode_body(std::string_view body, std::uint32_t checksum, record& o
     r.in_doubt = (flags & flag_in_doubt) != 0;
     r.more_follow = (flags & flag_more_follow) != 0;
     r.accepted_at_us = static_cast<std::int64_t>(rd.uint(8));
-    r.queue = rd.str(rd.uint(2));
-    r.partition = rd.str(rd.uint(2));
-    r.transaction_id = rd.str(rd.uint(2));
-    if (flags & flag_trace) r.trace_id = rd.str(rd.uint(1));
-    if (flags & flag_producer) r.producer_sub = rd.str(rd.uint(2));
-    r.payload = rd.str(rd.uint(4));
+    r.item.queue = rd.str(rd.uint(2));
+    r.item.partition = rd.str(rd.uint(2));
+    r.item.transaction_id = rd.str(rd.uint(2));
+    if (flags & flag_trace) r.item.trace_id = rd.str(rd.uint(1));
+    if (flags & flag_producer) r.item.producer_sub = rd.str(rd.uint(2));
+    r.item.payload = rd.str(rd.uint(4));
     if (!rd.ok) {
         res.why = "record body is shorter than its fields";
         return res;

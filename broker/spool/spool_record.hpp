@@ -13,6 +13,8 @@
 // the tail of the file can be incomplete ("torn"); decode() tells a torn record (it runs
 // past the end of the data) from a corrupt one (complete, but its checksum or body is wrong).
 // Pure functions: no I/O.
+#include "domain/push_item.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -22,12 +24,7 @@
 namespace queen::spool {
 
 struct record {
-    std::string queue;
-    std::string partition;
-    std::string transaction_id;
-    std::optional<std::string> trace_id;      // canonical UUID text
-    std::optional<std::string> producer_sub;
-    std::string payload;                      // JSON text
+    domain::push_item item;
     std::int64_t accepted_at_us = 0;          // broker wall clock when the push arrived
     bool in_doubt = false;                    // a direct attempt to store it may have committed
     bool more_follow = false;                 // not the last record of its push request

@@ -1,6 +1,6 @@
 #include "store/activity_store.hpp"
 
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_records.hpp"
 
 #include <vector>
@@ -18,13 +18,13 @@ pg_param optional_text(const std::optional<std::string>& v) { return v ? pg_para
 struct window_params {
     std::string from, to;
     std::vector<pg_param> params;
-    explicit window_params(const status_window& w) : from(core::iso_time(w.from_us)), to(core::iso_time(w.to_us)) {
+    explicit window_params(const status_window& w) : from(domain::iso_time(w.from_us)), to(domain::iso_time(w.to_us)) {
         params = {pg_param::text(from), pg_param::text(to), optional_text(w.queue), optional_text(w.namespace_name),
                   optional_text(w.task)};
     }
 };
 
-asio::awaitable<render::record_set> records(db::pg_pool& pool, std::string_view sql,
+asio::awaitable<db::record_set> records(db::pg_pool& pool, std::string_view sql,
                                             const std::vector<pg_param>& params) {
     auto res = co_await pool.exec(sql, params, db::result_format::text);
     co_return db::to_record_set(res);
@@ -37,24 +37,24 @@ asio::awaitable<void> flush_activity(db::pg_pool& pool, const std::string& docum
     co_await pool.exec("SELECT queen.flush_activity($1::jsonb)", params);
 }
 
-asio::awaitable<render::record_set> status_throughput(db::pg_pool& pool, const status_window& w) {
+asio::awaitable<db::record_set> status_throughput(db::pg_pool& pool, const status_window& w) {
     window_params p(w);
     co_return co_await records(
         pool, "SELECT * FROM queen.status_throughput($1::timestamptz, $2::timestamptz, $3, $4, $5)", p.params);
 }
 
-asio::awaitable<render::record_set> status_summary(db::pg_pool& pool, const status_window& w) {
+asio::awaitable<db::record_set> status_summary(db::pg_pool& pool, const status_window& w) {
     window_params p(w);
     co_return co_await records(
         pool, "SELECT * FROM queen.status_summary($1::timestamptz, $2::timestamptz, $3, $4, $5)", p.params);
 }
 
-asio::awaitable<render::record_set> status_top_errors(db::pg_pool& pool, const status_window& w) {
+asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const status_window& w) {
     std::vector<pg_param> params{optional_text(w.queue), optional_text(w.namespace_name), optional_text(w.task)};
     co_return co_await records(pool, "SELECT * FROM queen.status_top_errors($1, $2, $3)", params);
 }
 
-asio::awaitable<render::record_set> status_queues(db::pg_pool& pool, const status_window& w, std::int64_t limit,
+asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w, std::int64_t limit,
                                                   std::int64_t offset, bool nonempty) {
     const std::string limit_text = std::to_string(limit), offset_text = std::to_string(offset);
     std::vector<pg_param> params{optional_text(w.queue),     optional_text(w.namespace_name),
@@ -64,23 +64,23 @@ asio::awaitable<render::record_set> status_queues(db::pg_pool& pool, const statu
         pool, "SELECT * FROM queen.status_queues_list($1, $2, $3, $4::int, $5::int, $6::boolean)", params);
 }
 
-asio::awaitable<render::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us) {
-    const std::string since = core::iso_time(since_us);
+asio::awaitable<db::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us) {
+    const std::string since = domain::iso_time(since_us);
     std::vector<pg_param> params{pg_param::text(since)};
     co_return co_await records(pool, "SELECT * FROM queen.status_workers($1::timestamptz)", params);
 }
 
-asio::awaitable<render::record_set> status_queue(db::pg_pool& pool, const std::string& queue) {
+asio::awaitable<db::record_set> status_queue(db::pg_pool& pool, const std::string& queue) {
     std::vector<pg_param> params{pg_param::text(queue)};
     co_return co_await records(pool, "SELECT * FROM queen.status_queue($1)", params);
 }
 
-asio::awaitable<render::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue) {
+asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue) {
     std::vector<pg_param> params{pg_param::text(queue)};
     co_return co_await records(pool, "SELECT * FROM queen.status_queue_partitions($1)", params);
 }
 
-asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
+asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
                                                      const std::string& interval) {
     window_params p(w);
     auto params = p.params;
@@ -89,7 +89,7 @@ asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const st
         pool, "SELECT * FROM queen.status_analytics($1::timestamptz, $2::timestamptz, $3, $4, $5, $6)", params);
 }
 
-asio::awaitable<render::record_set> resources_overview(db::pg_pool& pool) {
+asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool) {
     const std::vector<pg_param> none;
     co_return co_await records(pool, "SELECT * FROM queen.resources_overview()", none);
 }
@@ -111,7 +111,7 @@ asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bool ever
 }
 
 asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us) {
-    const std::string from = core::iso_time(from_us), to = core::iso_time(to_us);
+    const std::string from = domain::iso_time(from_us), to = domain::iso_time(to_us);
     std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};
     auto res = co_await pool.exec("SELECT queen.bucket_minutes($1::timestamptz, $2::timestamptz)", params);
     co_return static_cast<int>(res.int64(0, 0));
@@ -143,9 +143,9 @@ std::string_view analytics_sql(analytics_view view) {
 
 }  // namespace
 
-asio::awaitable<render::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
+asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
                                                    std::int64_t to_us, const std::optional<std::string>& filter) {
-    const std::string from = core::iso_time(from_us), to = core::iso_time(to_us);
+    const std::string from = domain::iso_time(from_us), to = domain::iso_time(to_us);
     std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};
     if (view != analytics_view::worker_queues) params.push_back(optional_text(filter));
     co_return co_await records(pool, analytics_sql(view), params);

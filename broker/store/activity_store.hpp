@@ -3,7 +3,7 @@
 // routes that read them (sql/procedures/93_activity_metrics.sql, 94_status.sql). Reads come
 // back as record sets whose column names are the answers' member names.
 #include "db/pg_pool.hpp"
-#include "render/record_set.hpp"
+#include "db/record_set.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -26,32 +26,32 @@ struct status_window {
 };
 
 // queen.status_throughput: the throughput rows, newest bucket first.
-boost::asio::awaitable<render::record_set> status_throughput(db::pg_pool& pool, const status_window& w);
+boost::asio::awaitable<db::record_set> status_throughput(db::pg_pool& pool, const status_window& w);
 // queen.status_summary: the one-row part of /api/v1/status.
-boost::asio::awaitable<render::record_set> status_summary(db::pg_pool& pool, const status_window& w);
+boost::asio::awaitable<db::record_set> status_summary(db::pg_pool& pool, const status_window& w);
 // queen.status_top_errors: {error, count} of the newest dead letters of the matching queues.
-boost::asio::awaitable<render::record_set> status_top_errors(db::pg_pool& pool, const status_window& w);
+boost::asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const status_window& w);
 // queen.status_queues_list: the matching queues (only those holding messages when nonempty).
-boost::asio::awaitable<render::record_set> status_queues(db::pg_pool& pool, const status_window& w,
+boost::asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w,
                                                          std::int64_t limit, std::int64_t offset, bool nonempty);
 // queen.status_workers: brokers that flushed since `since_us`.
-boost::asio::awaitable<render::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us);
+boost::asio::awaitable<db::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us);
 // queen.status_queue and queen.status_queue_partitions: one queue (no row: unknown) and its
 // partitions counted now.
-boost::asio::awaitable<render::record_set> status_queue(db::pg_pool& pool, const std::string& queue);
-boost::asio::awaitable<render::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue);
+boost::asio::awaitable<db::record_set> status_queue(db::pg_pool& pool, const std::string& queue);
+boost::asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue);
 
 // queen.status_analytics: messages pushed per interval bucket ("minute", "hour" or "day").
-boost::asio::awaitable<render::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
+boost::asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
                                                             const std::string& interval);
 
 // queen.resources_overview: the one row of /api/v1/resources/overview.
-boost::asio::awaitable<render::record_set> resources_overview(db::pg_pool& pool);
+boost::asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool);
 
 // PostgreSQL's statistics of this database and the queen schema (96_postgres_stats.sql).
 struct postgres_stats {
-    render::record_set database;  // one row: timestamp, database, databaseCache.*, bufferConfig.*, cacheSummary.*
-    render::record_set tables, indexes, dead_tuples, hot_updates, active_queries, autovacuum, buffer_usage,
+    db::record_set database;  // one row: timestamp, database, databaseCache.*, bufferConfig.*, cacheSummary.*
+    db::record_set tables, indexes, dead_tuples, hot_updates, active_queries, autovacuum, buffer_usage,
         table_sizes;
 };
 // every_application: the running statements of every application, else only the broker's own.
@@ -72,7 +72,7 @@ enum class analytics_view {
     queue_parked,    // by queue
     retention,       // by queue
 };
-boost::asio::awaitable<render::record_set> analytics_rows(db::pg_pool& pool, analytics_view view,
+boost::asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view,
                                                           std::int64_t from_us, std::int64_t to_us,
                                                           const std::optional<std::string>& filter);
 

@@ -1,6 +1,6 @@
 #include "store/dead_letters_store.hpp"
 
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_array.hpp"
 #include "db/pg_binary.hpp"
 #include "segment/segment_codec.hpp"
@@ -19,8 +19,8 @@ struct filter_args {
     filter_args(const filter_args&) = delete;
     filter_args& operator=(const filter_args&) = delete;
     explicit filter_args(const dead_letter_filter& f) {
-        if (f.from_us) from = core::iso_time(*f.from_us);
-        if (f.to_us) to = core::iso_time(*f.to_us);
+        if (f.from_us) from = domain::iso_time(*f.from_us);
+        if (f.to_us) to = domain::iso_time(*f.to_us);
         auto opt = [](const std::optional<std::string>& v) { return v ? pg_param::text(*v) : pg_param::null(); };
         params.push_back(opt(f.queue));
         params.push_back(opt(f.consumer_group));

@@ -1,6 +1,6 @@
 #include "store/groups_store.hpp"
 
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_binary.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -127,7 +127,7 @@ asio::awaitable<std::vector<group_queue_deletion>> delete_group(db::pg_pool& poo
 }
 
 asio::awaitable<seek_outcome> seek_group(db::pg_pool& pool, const group_seek& seek) {
-    const std::string at = seek.timestamp_us ? core::iso_time(*seek.timestamp_us) : std::string();
+    const std::string at = seek.timestamp_us ? domain::iso_time(*seek.timestamp_us) : std::string();
     std::vector<pg_param> params{pg_param::text(seek.queue), pg_param::text(seek.group),
                                  seek.partition ? pg_param::text(*seek.partition) : pg_param::null(),
                                  pg_param::text(seek.to_end ? "true" : "false"),
@@ -142,7 +142,7 @@ asio::awaitable<seek_outcome> seek_group(db::pg_pool& pool, const group_seek& se
 
 asio::awaitable<subscription_update> set_group_subscription(db::pg_pool& pool, const std::string& group,
                                                             std::int64_t at_us) {
-    const std::string at_text = core::iso_time(at_us);
+    const std::string at_text = domain::iso_time(at_us);
     std::vector<pg_param> params{pg_param::text(group), pg_param::text(at_text)};
     auto res = co_await pool.exec(
         "SELECT queues_updated, subscription_at FROM queen.set_group_subscription($1, $2::timestamptz)", params,

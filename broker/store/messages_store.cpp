@@ -1,6 +1,6 @@
 #include "store/messages_store.hpp"
 
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_binary.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -40,8 +40,8 @@ pg_param opt_param(const std::optional<std::string>& v) { return v ? pg_param::t
 }  // namespace
 
 asio::awaitable<message_page> browse_messages(db::pg_pool& pool, const browse_filter& f) {
-    const std::string from = f.from_us ? core::iso_time(*f.from_us) : std::string("-infinity");
-    const std::string to = f.to_us ? core::iso_time(*f.to_us) : std::string("infinity");
+    const std::string from = f.from_us ? domain::iso_time(*f.from_us) : std::string("-infinity");
+    const std::string to = f.to_us ? domain::iso_time(*f.to_us) : std::string("infinity");
     const std::string limit = std::to_string(f.limit), offset = std::to_string(f.offset);
     std::vector<pg_param> params{opt_param(f.queue),  opt_param(f.partition),      opt_param(f.namespace_name),
                                  opt_param(f.task),   opt_param(f.status),         opt_param(f.consumer_group),

@@ -1,6 +1,6 @@
 #include "store/pop_store.hpp"
 
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_binary.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -32,7 +32,7 @@ std::vector<std::int64_t> offsets_of(std::string_view text) {
 
 asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c) {
     const std::string batch = std::to_string(c.batch), partitions = std::to_string(c.partitions);
-    const std::string sub_at = c.subscription_at_us ? core::iso_time(*c.subscription_at_us) : std::string();
+    const std::string sub_at = c.subscription_at_us ? domain::iso_time(*c.subscription_at_us) : std::string();
     std::vector<pg_param> params{pg_param::text(c.queue),
                                  c.partition ? pg_param::text(*c.partition) : pg_param::null(),
                                  pg_param::text(c.consumer_group),

@@ -1,8 +1,12 @@
 #include "store/push_store.hpp"
 
-#include "core/message_id.hpp"
+#include "store/push_batch.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_array.hpp"
 #include "db/pg_binary.hpp"
+
+#include <stdexcept>
+#include <string>
 
 namespace queen::store {
 
@@ -11,49 +15,63 @@ using db::pg_param;
 
 namespace {
 
-std::vector<pushed_item> read_pushed(const db::pg_result& res) {
-    std::vector<pushed_item> out;
-    out.reserve(static_cast<std::size_t>(res.rows()));
+// The rows of a push call as outcomes per request of the batch, in item order.
+std::vector<std::vector<domain::push_outcome>> read_pushed(const db::pg_result& res, const push_batch& batch,
+                                                           const std::vector<const std::vector<domain::push_item>*>& requests) {
+    if (static_cast<std::size_t>(res.rows()) != batch.position.size())
+        throw std::runtime_error("queen.push returned a different number of rows than items");
+    std::vector<std::vector<domain::push_outcome>> out(requests.size());
+    for (std::size_t r = 0; r < requests.size(); ++r) out[r].resize(requests[r]->size());
     for (int row = 0; row < res.rows(); ++row) {
-        pushed_item p;
-        p.item = static_cast<std::size_t>(res.int64(row, 0));
-        p.queued = res.text(row, 1) == "queued";
-        p.partition_id = res.int64(row, 2);
-        p.offset = res.int64(row, 3);
-        if (!res.is_null(row, 4)) p.created_at_us = db::timestamp_us(res, row, 4);
-        out.push_back(p);
+        const auto [r, i] = position_of(batch, static_cast<std::size_t>(res.int64(row, 0)));
+        auto& o = out[r][i];
+        o.queued = res.text(row, 1) == "queued";
+        o.partition_id = res.int64(row, 2);
+        o.offset = res.int64(row, 3);
+        if (!res.is_null(row, 4)) o.created_at_us = db::timestamp_us(res, row, 4);
     }
     return out;
 }
 
-}  // namespace
-
-asio::awaitable<std::vector<pushed_item>> push(db::pg_pool& pool, const core::push_batch& batch) {
+std::vector<pg_param> batch_params(const push_batch& batch) {
     std::vector<pg_param> params;
     for (const auto& a : batch.arrays) params.push_back(pg_param::text(a));
+    return params;
+}
+
+}  // namespace
+
+asio::awaitable<std::vector<std::vector<domain::push_outcome>>> push(
+    db::pg_pool& pool, const std::vector<const std::vector<domain::push_item>*>& requests) {
+    const push_batch batch = make_push_batch(requests);
     auto res = co_await pool.exec(
         "SELECT item, status, partition_id, msg_offset, created_at FROM queen.push("
         "$1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::text[])",
-        params, db::result_format::binary);
-    co_return read_pushed(res);
+        batch_params(batch), db::result_format::binary);
+    co_return read_pushed(res, batch, requests);
 }
 
-asio::awaitable<std::vector<pushed_item>> push_spooled(db::pg_pool& pool, const core::push_batch& batch,
-                                                      const std::vector<std::optional<std::int64_t>>& probe_since_us) {
+asio::awaitable<std::vector<domain::push_outcome>> push_spooled(
+    db::pg_pool& pool, const std::vector<domain::push_item>& items,
+    const std::vector<std::optional<std::int64_t>>& probe_since_us) {
+    const std::vector<const std::vector<domain::push_item>*> requests{&items};
+    const push_batch batch = make_push_batch(requests);
+    // The probe times go in the batch's (grouped) order.
     db::pg_array_builder since;
-    for (const auto& t : probe_since_us) {
-        if (t) since.add(std::string_view(core::iso_time(*t)));
+    for (const auto& [r, i] : batch.position) {
+        const std::optional<std::int64_t> t = i < probe_since_us.size() ? probe_since_us[i] : std::nullopt;
+        if (t) since.add(std::string_view(domain::iso_time(*t)));
         else since.add_null();
     }
     const std::string since_array = since.finish();
-    std::vector<pg_param> params;
-    for (const auto& a : batch.arrays) params.push_back(pg_param::text(a));
+    auto params = batch_params(batch);
     params.push_back(pg_param::text(since_array));
     auto res = co_await pool.exec(
         "SELECT item, status, partition_id, msg_offset, created_at FROM queen.push_spooled("
         "$1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], $7::text[], $8::timestamptz[])",
         params, db::result_format::binary);
-    co_return read_pushed(res);
+    auto out = read_pushed(res, batch, requests);
+    co_return std::move(out.front());
 }
 
 asio::awaitable<void> notify_brokers(db::pg_pool& pool, const std::string& channel,

@@ -2,6 +2,7 @@
 
 #include "db/pg_array.hpp"
 #include "store/ack_arrays.hpp"
+#include "store/push_batch.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,13 +18,19 @@ std::optional<std::string> optional_text(const json& row, const char* key) {
     return it->get<std::string>();
 }
 
-// queen.transaction's answer (sql/procedures/62_transaction.sql) as a struct.
-transaction_outcome read_outcome(const json& j) {
+// queen.transaction's answer (sql/procedures/62_transaction.sql) as a struct; push rows are
+// placed at their (request, item) of the batch.
+transaction_outcome read_outcome(const json& j, const push_batch& batch,
+                                 const std::vector<const std::vector<domain::push_item>*>& pushes) {
     transaction_outcome out;
     out.success = j.value("success", false);
-    for (const auto& row : j.value("push", json::array()))
-        out.push.push_back({row.at("item").get<std::size_t>(), row.at("status").get<std::string>(),
-                            row.at("partition_id").get<std::int64_t>(), row.at("offset").get<std::int64_t>()});
+    for (const auto* items : pushes) out.push.emplace_back(items->size());
+    for (const auto& row : j.value("push", json::array())) {
+        const auto [r, i] = position_of(batch, row.at("item").get<std::size_t>());
+        out.push[r][i] = domain::push_outcome{row.at("status").get<std::string>() == "queued",
+                                              row.at("partition_id").get<std::int64_t>(),
+                                              row.at("offset").get<std::int64_t>(), std::nullopt};
+    }
     for (const auto& row : j.value("ack", json::array())) {
         ack_outcome a;
         a.item = row.at("item").get<std::size_t>();
@@ -47,7 +54,8 @@ transaction_outcome read_outcome(const json& j) {
 
 }  // namespace
 
-boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool, const core::push_batch& batch,
+boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool,
+                                                            const std::vector<const std::vector<domain::push_item>*>& pushes,
                                                             const std::vector<transaction_ack>& acks,
                                                             const std::vector<std::string>& required_leases) {
     db::pg_array_builder groups, required;
@@ -60,6 +68,7 @@ boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool, c
     const std::string ack_arrays[] = {groups.finish(),  a.partition_ids.finish(), a.transaction_ids.finish(),
                                       a.offsets.finish(), a.lease_ids.finish(),   a.statuses.finish(),
                                       a.errors.finish(), required.finish()};
+    const push_batch batch = make_push_batch(pushes);
     std::vector<db::pg_param> params;
     for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));
     for (const auto& a : ack_arrays) params.push_back(db::pg_param::text(a));
@@ -68,7 +77,7 @@ boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool, c
         "$7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], "
         "$14::text[], $15::uuid[])",
         params);
-    co_return read_outcome(json::parse(res.text(0, 0)));
+    co_return read_outcome(json::parse(res.text(0, 0)), batch, pushes);
 }
 
 }  // namespace queen::store

@@ -1,6 +1,6 @@
 #pragma once
 // Store layer (see store/queues_store.hpp): pushes and acks in one transaction.
-#include "core/push_batch.hpp"
+#include "domain/push_item.hpp"
 #include "db/pg_pool.hpp"
 #include "store/acks_store.hpp"
 
@@ -19,13 +19,6 @@ struct transaction_ack {
     ack_request ack;  // partition_id -1 resolves nowhere
 };
 
-struct transaction_push_row {
-    std::size_t item = 0;     // 1-based position in the batch's items
-    std::string status;       // queued or duplicate
-    std::int64_t partition_id = 0;
-    std::int64_t offset = 0;
-};
-
 struct transaction_failure {
     std::string kind;         // "lease" or "ack"
     std::size_t item = 0;     // for an ack: its 1-based position in the acks
@@ -34,14 +27,17 @@ struct transaction_failure {
 
 struct transaction_outcome {
     bool success = false;
-    std::vector<transaction_push_row> push;
+    // Per push request, per item: its outcome (created_at_us unset); nullopt when the
+    // transaction rolled back.
+    std::vector<std::vector<std::optional<domain::push_outcome>>> push;
     std::vector<ack_outcome> ack;     // item: 1-based position in the acks
     std::optional<transaction_failure> failure;
 };
 
-// queen.transaction: every push of `batch` and every ack in ONE transaction, or none of them
+// queen.transaction: every item of `pushes` and every ack in ONE transaction, or none of them
 // (with the first failure). Throws db::pg_error QNDEC like store::apply_acks.
-boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool, const core::push_batch& batch,
+boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool,
+                                                            const std::vector<const std::vector<domain::push_item>*>& pushes,
                                                             const std::vector<transaction_ack>& acks,
                                                             const std::vector<std::string>& required_leases);
 

@@ -1,6 +1,6 @@
 -- Message identity. A message's id is derived from (partition_id, offset): 16 bytes,
 -- the partition id then the offset, both big-endian, written as a UUID. It needs no
--- storage and is the same on every delivery. broker/core/message_id.cpp implements
+-- storage and is the same on every delivery. broker/domain/message_id.cpp implements
 -- the same rule; tests check that both agree.
 
 CREATE OR REPLACE FUNCTION queen.message_id(p_partition_id bigint, p_offset bigint)

@@ -1,5 +1,5 @@
 -- queen.live_span_segments(partition_ids, groups): the segments a broker must decode itself
--- to place acks by transaction id (broker/api/opaque_span_offsets.hpp): for each (partition,
+-- to place acks by transaction id (broker/api/delivery/opaque_span_offsets.hpp): for each (partition,
 -- group) pair with a live leased span (committed, lease_end], its segments that overlap the
 -- span and that SQL cannot decode (codec <> raw), with the span bounds.
 -- Reads only; takes no locks (queen.ack, called after it, locks and checks again).

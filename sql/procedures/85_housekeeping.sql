@@ -1,5 +1,5 @@
 -- Housekeeping, run by exactly one broker at a time (the holder of the session advisory lock
--- taken in broker/core/housekeeper.cpp), every QUEEN_HOUSEKEEPING_INTERVAL_MS.
+-- taken in broker/services/housekeeper.cpp), every QUEEN_HOUSEKEEPING_INTERVAL_MS.
 -- queen.run_housekeeping(group_idle_seconds, partition_idle_seconds, batch) → jsonb counts:
 --   * retention (queues with retentionEnabled): whole segments only, never one split —
 --     retentionSeconds: segments older than that, consumed or not;

@@ -16,7 +16,7 @@ using namespace queen;
 
 const auth::token_verifier& verifier() {
     static const auth::token_verifier v([] {
-        config::auth_config c;
+        auth::auth_config c;
         c.enabled = true;
         c.algorithm = "auto";
         c.secret = "fuzz-secret-fuzz-secret-fuzz-secret";

@@ -2,9 +2,9 @@
 // fail to decode (segment_error) or render without a crash, whatever their payloads hold (a
 // payload nested 100,000 deep included: rendering copies it and never parses it). When every
 // payload is JSON the broker would accept, the answer parses and gives each payload back.
-#include "api/api_error.hpp"
-#include "api/json_guard.hpp"
-#include "api/pop_answer.hpp"
+#include "api/shared/api_error.hpp"
+#include "api/shared/json_guard.hpp"
+#include "api/delivery/pop_answer.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // libFuzzer harness for the HTTP body parsers: any input must end in a parsed request or an
 // api_error (a 4xx), never in another exception, a crash or a hang, at any nesting depth.
-#include "api/json_guard.hpp"
-#include "api/requests.hpp"
+#include "api/shared/json_guard.hpp"
+#include "api/shared/requests.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -440,10 +440,10 @@ TEST_F(Maintenance, AnInDoubtSpoolRecordThatWasCommittedIsNotStoredAgain) {
         std::vector<spool::record> records;
         for (const char* tx : {"y1", "y2"}) {
             spool::record r;
-            r.queue = q;
-            r.partition = "p";
-            r.transaction_id = tx;
-            r.payload = "1";
+            r.item.queue = q;
+            r.item.partition = "p";
+            r.item.transaction_id = tx;
+            r.item.payload = "1";
             r.accepted_at_us = now_us - 2'000'000;
             r.in_doubt = true;
             records.push_back(r);

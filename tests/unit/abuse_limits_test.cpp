@@ -1,6 +1,6 @@
 // The abuse limits' pieces: token buckets, per-address slots, header field counts, settings.
 #include "config/abuse_limits.hpp"
-#include "core/rate_limiter.hpp"
+#include "services/rate_limiter.hpp"
 #include "http/header_limits.hpp"
 #include "http/per_client_slots.hpp"
 
@@ -14,8 +14,8 @@ namespace {
 using namespace std::chrono_literals;
 
 TEST(RateLimiter, ABurstPassesThenOneRequestPerInterval) {
-    core::rate_limiter limiter(2, 3);  // 2 a second, bursts of 3
-    const auto t0 = core::rate_limiter::clock::time_point{} + 100s;
+    services::rate_limiter limiter(2, 3);  // 2 a second, bursts of 3
+    const auto t0 = services::rate_limiter::clock::time_point{} + 100s;
     EXPECT_EQ(limiter.take("a", t0), 0);
     EXPECT_EQ(limiter.take("a", t0), 0);
     EXPECT_EQ(limiter.take("a", t0), 0);
@@ -31,8 +31,8 @@ TEST(RateLimiter, ABurstPassesThenOneRequestPerInterval) {
 }
 
 TEST(RateLimiter, RetryAfterCoversTheWholeWait) {
-    core::rate_limiter slow(0.25, 1);  // one request every 4 s
-    const auto t0 = core::rate_limiter::clock::time_point{} + 10s;
+    services::rate_limiter slow(0.25, 1);  // one request every 4 s
+    const auto t0 = services::rate_limiter::clock::time_point{} + 10s;
     EXPECT_EQ(slow.take("k", t0), 0);
     EXPECT_EQ(slow.take("k", t0), 4);
     EXPECT_EQ(slow.take("k", t0 + 3s), 1);
@@ -40,15 +40,15 @@ TEST(RateLimiter, RetryAfterCoversTheWholeWait) {
 }
 
 TEST(RateLimiter, OffAdmitsEverything) {
-    core::rate_limiter off(0, 0);
+    services::rate_limiter off(0, 0);
     EXPECT_FALSE(off.enabled());
     for (int i = 0; i < 1000; ++i) ASSERT_EQ(off.take("k"), 0);
 }
 
 TEST(RateLimiter, ManyKeysKeepTheirBucketsExact) {
     // More keys than a sweep's threshold: the emptied buckets must survive the sweep.
-    core::rate_limiter limiter(1, 1);
-    const auto t0 = core::rate_limiter::clock::time_point{} + 10s;
+    services::rate_limiter limiter(1, 1);
+    const auto t0 = services::rate_limiter::clock::time_point{} + 10s;
     for (int i = 0; i < 5000; ++i) ASSERT_EQ(limiter.take("k" + std::to_string(i), t0), 0);
     for (int i = 0; i < 5000; ++i) ASSERT_EQ(limiter.take("k" + std::to_string(i), t0), 1) << i;
     for (int i = 0; i < 5000; ++i) ASSERT_EQ(limiter.take("k" + std::to_string(i), t0 + 1s), 0) << i;

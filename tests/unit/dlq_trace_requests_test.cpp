@@ -1,8 +1,8 @@
-// Parsing of the dead-letter and trace routes (api/dlq_requests, api/trace_requests), without
+// Parsing of the dead-letter and trace routes (api/admin/dlq_requests, api/admin/trace_requests), without
 // a database.
-#include "api/dlq_requests.hpp"
-#include "api/trace_requests.hpp"
-#include "core/message_id.hpp"
+#include "api/admin/dlq_requests.hpp"
+#include "api/admin/trace_requests.hpp"
+#include "domain/message_id.hpp"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +39,7 @@ TEST(DlqFilter, EmptyValuesAreAbsentAndConditionsAreKept) {
     EXPECT_EQ(*g.partition, "p");
     EXPECT_EQ(*g.from_us, 1767225600LL * 1000000);
     EXPECT_EQ(*g.to_us, (1767225600LL + 86400 - 3600) * 1000000);
-    EXPECT_EQ(*g.message_id, core::message_id(7, 10)) << "canonical lower-case form";
+    EXPECT_EQ(*g.message_id, domain::message_id(7, 10)) << "canonical lower-case form";
     EXPECT_TRUE(g.all);
 }
 

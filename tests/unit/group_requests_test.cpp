@@ -1,6 +1,6 @@
-// Parsing of the lease-extension and consumer-group bodies (api/group_requests), without a database.
-#include "api/group_requests.hpp"
-#include "core/message_id.hpp"
+// Parsing of the lease-extension and consumer-group bodies (api/shared/group_requests), without a database.
+#include "api/shared/group_requests.hpp"
+#include "domain/message_id.hpp"
 
 #include <gtest/gtest.h>
 
@@ -42,11 +42,11 @@ TEST(SeekBody, ToEndOrTimestamp) {
     auto at = parse_seek(R"({"timestamp":"2026-04-26T10:59:28.267966Z","toEnd":false})", lim);
     EXPECT_FALSE(at.to_end);
     ASSERT_TRUE(at.timestamp_us.has_value());
-    EXPECT_EQ(core::iso_time(*at.timestamp_us), "2026-04-26T10:59:28.267966Z");
+    EXPECT_EQ(domain::iso_time(*at.timestamp_us), "2026-04-26T10:59:28.267966Z");
     auto offset = parse_seek(R"({"timestamp":"2026-04-26T12:59:28+02:00"})", lim);
-    EXPECT_EQ(core::iso_time(*offset.timestamp_us), "2026-04-26T10:59:28.000000Z");
+    EXPECT_EQ(domain::iso_time(*offset.timestamp_us), "2026-04-26T10:59:28.000000Z");
     auto leap = parse_seek(R"({"timestamp":"2024-02-29"})", lim);
-    EXPECT_EQ(core::iso_time(*leap.timestamp_us), "2024-02-29T00:00:00.000000Z");
+    EXPECT_EQ(domain::iso_time(*leap.timestamp_us), "2024-02-29T00:00:00.000000Z");
 }
 
 TEST(SeekBody, RejectsNeitherBothAndMalformed) {
@@ -59,7 +59,7 @@ TEST(SeekBody, RejectsNeitherBothAndMalformed) {
 }
 
 TEST(SubscriptionBody, RequiresAValidTimestamp) {
-    EXPECT_EQ(core::iso_time(parse_subscription(R"({"subscriptionTimestamp":"2026-01-02T03:04:05.6Z"})", lim)),
+    EXPECT_EQ(domain::iso_time(parse_subscription(R"({"subscriptionTimestamp":"2026-01-02T03:04:05.6Z"})", lim)),
               "2026-01-02T03:04:05.600000Z");
     for (const char* body : {"", "{}", R"({"subscriptionTimestamp":null})", R"({"subscriptionTimestamp":5})",
                              R"({"subscriptionTimestamp":"tomorrow"})", R"({"timestamp":"2026-01-01"})", "[]"})

@@ -1,13 +1,13 @@
 // The small policies that keep hostile clients bounded (docs/security.md, "Hostile clients"),
 // without a broker: UTF-8 validation and echoing, the JSON value count, integers from JSON,
 // the parse budget, the accept loop's back-off, and the CORS origin rules.
-#include "api/api_error.hpp"
-#include "api/json_guard.hpp"
-#include "api/validate.hpp"
+#include "api/shared/api_error.hpp"
+#include "api/shared/json_guard.hpp"
+#include "api/shared/validate.hpp"
 #include "config/cors_origins.hpp"
-#include "core/memory_budget.hpp"
-#include "core/message_id.hpp"
-#include "core/utf8.hpp"
+#include "util/memory_budget.hpp"
+#include "domain/message_id.hpp"
+#include "util/utf8.hpp"
 #include "http/accept_backoff.hpp"
 #include "http/cors_policy.hpp"
 
@@ -36,23 +36,23 @@ std::pair<int, std::string> failure_of(const std::function<void()>& f) {
 }
 
 TEST(Utf8, FirstInvalidByteIsFound) {
-    EXPECT_EQ(core::first_invalid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::nullopt);
-    EXPECT_EQ(core::first_invalid_utf8("q\xff"), 1u);
-    EXPECT_EQ(core::first_invalid_utf8("ab\xc3"), 2u);            // cut sequence
-    EXPECT_EQ(core::first_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
-    EXPECT_EQ(core::first_invalid_utf8("x\xed\xa0\x80"), 1u);     // encoded surrogate
-    EXPECT_EQ(core::first_invalid_utf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
+    EXPECT_EQ(util::first_invalid_utf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"), std::nullopt);
+    EXPECT_EQ(util::first_invalid_utf8("q\xff"), 1u);
+    EXPECT_EQ(util::first_invalid_utf8("ab\xc3"), 2u);            // cut sequence
+    EXPECT_EQ(util::first_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
+    EXPECT_EQ(util::first_invalid_utf8("x\xed\xa0\x80"), 1u);     // encoded surrogate
+    EXPECT_EQ(util::first_invalid_utf8("\xf4\x90\x80\x80"), 0u);  // above U+10FFFF
 }
 
 TEST(Utf8, EchoIsValidPrintableAndCutOnACharacterBoundary) {
-    EXPECT_EQ(core::printable_echo("/api/v1/nope\xff", 200), "/api/v1/nope\xef\xbf\xbd");
-    EXPECT_EQ(core::printable_echo("a\x01" "b\x7f", 200), "a\\x01b\\x7f");
+    EXPECT_EQ(util::printable_echo("/api/v1/nope\xff", 200), "/api/v1/nope\xef\xbf\xbd");
+    EXPECT_EQ(util::printable_echo("a\x01" "b\x7f", 200), "a\\x01b\\x7f");
     // 127 ASCII bytes and a 2-byte character do not fit in 128: the character is left out whole.
     const std::string kid = std::string(127, 'k') + "\xc3\xa9";
-    const std::string echoed = core::printable_echo(kid, 128);
+    const std::string echoed = util::printable_echo(kid, 128);
     EXPECT_EQ(echoed, std::string(127, 'k') + "\xe2\x80\xa6");
-    EXPECT_EQ(core::first_invalid_utf8(echoed), std::nullopt);
-    EXPECT_EQ(core::printable_echo(std::string(128, 'k'), 128), std::string(128, 'k'));
+    EXPECT_EQ(util::first_invalid_utf8(echoed), std::nullopt);
+    EXPECT_EQ(util::printable_echo(std::string(128, 'k'), 128), std::string(128, 'k'));
 }
 
 TEST(JsonValues, TheScanCountsWhatADocumentHolds) {
@@ -89,13 +89,13 @@ TEST(JsonIntegers, EveryNumberKindIsRangeChecked) {
 }
 
 TEST(IsoTimes, NothingBeforeYearOneIsATime) {
-    EXPECT_EQ(core::parse_iso_time("0001-01-01T00:00:00Z"), core::earliest_time_us);
-    EXPECT_EQ(core::parse_iso_time("0001-01-01T00:30:00+01:00"), std::nullopt);
-    EXPECT_EQ(core::iso_time(core::earliest_time_us), "0001-01-01T00:00:00.000000Z");
+    EXPECT_EQ(domain::parse_iso_time("0001-01-01T00:00:00Z"), domain::earliest_time_us);
+    EXPECT_EQ(domain::parse_iso_time("0001-01-01T00:30:00+01:00"), std::nullopt);
+    EXPECT_EQ(domain::iso_time(domain::earliest_time_us), "0001-01-01T00:00:00.000000Z");
 }
 
 TEST(MemoryBudget, TicketsHoldTheirBytesUntilDestroyed) {
-    core::memory_budget budget(100);
+    util::memory_budget budget(100);
     auto a = budget.try_take(60);
     ASSERT_TRUE(a);
     EXPECT_EQ(budget.in_use(), 60u);
@@ -105,10 +105,10 @@ TEST(MemoryBudget, TicketsHoldTheirBytesUntilDestroyed) {
     EXPECT_FALSE(budget.try_take(1));
     a.reset();
     EXPECT_EQ(budget.in_use(), 40u);
-    core::memory_budget::ticket moved = std::move(*b);
+    util::memory_budget::ticket moved = std::move(*b);
     b.reset();
     EXPECT_EQ(budget.in_use(), 40u) << "a moved ticket still holds its bytes";
-    moved = core::memory_budget::ticket();
+    moved = util::memory_budget::ticket();
     EXPECT_EQ(budget.in_use(), 0u);
     // More than the whole budget: only alone.
     auto huge = budget.try_take(500);

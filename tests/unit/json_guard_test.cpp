@@ -1,8 +1,8 @@
 // The body checks that run before any JSON parser (api/json_guard) and the payload rules of
 // the request parsers (docs/json-input.md), without a database.
-#include "api/json_guard.hpp"
-#include "api/requests.hpp"
-#include "api/trace_requests.hpp"
+#include "api/shared/json_guard.hpp"
+#include "api/shared/requests.hpp"
+#include "api/admin/trace_requests.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

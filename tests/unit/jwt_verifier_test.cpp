@@ -6,7 +6,8 @@
 #include "auth/base64url.hpp"
 #include "auth/jws_token.hpp"
 #include "auth/token_verifier.hpp"
-#include "config/auth_config.hpp"
+#include "auth/auth_config.hpp"
+#include "config/auth_env.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <gtest/gtest.h>
@@ -21,8 +22,8 @@ using nlohmann::json;
 
 const std::string secret = "a-test-secret-of-more-than-32-bytes!!";
 
-config::auth_config settings(const std::string& alg) {
-    config::auth_config c;
+auth::auth_config settings(const std::string& alg) {
+    auth::auth_config c;
     c.enabled = true;
     c.algorithm = alg;
     return c;
@@ -266,7 +267,7 @@ TEST(JwtVerifier, JwksNotLoadedYetIsUnavailable) {
 }
 
 TEST(JwtVerifier, SettingsThatCannotVerifyRefuseToStart) {
-    auto refused = [](config::auth_config c) {
+    auto refused = [](auth::auth_config c) {
         try {
             auth::token_verifier v(c);
         } catch (const std::invalid_argument& e) {

@@ -1,5 +1,5 @@
-// Parsing of the message browser's query strings (api/messages_requests), without a database.
-#include "api/messages_requests.hpp"
+// Parsing of the message browser's query strings (api/admin/messages_requests), without a database.
+#include "api/admin/messages_requests.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// Rows rendered by their column names (render/record_set.hpp): dotted names nest, value kinds
+// Rows rendered by their column names (render/record_writer.hpp): dotted names nest, value kinds
 // keep their JSON types, a prefix selects one object's members, NaN becomes null.
-#include "render/record_set.hpp"
+#include "render/record_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -9,6 +9,8 @@ namespace queen::render {
 namespace {
 
 using nlohmann::json;
+using db::record_set;
+using db::value_kind;
 
 record_set sample() {
     record_set rs;

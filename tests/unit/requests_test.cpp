@@ -1,5 +1,5 @@
 // Request parsing and validation, without a database.
-#include "api/requests.hpp"
+#include "api/shared/requests.hpp"
 
 #include <gtest/gtest.h>
 

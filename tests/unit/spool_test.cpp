@@ -32,12 +32,12 @@ using queen::spool::spool_options;
 
 record sample(int i) {
     record r;
-    r.queue = "orders";
-    r.partition = "customer-" + std::to_string(i % 3);
-    r.transaction_id = "tx-" + std::to_string(i);
-    if (i % 2) r.trace_id = "0191d3c4-5b6a-7c8d-9e0f-112233445566";
-    if (i % 3 == 0) r.producer_sub = "svc-" + std::to_string(i);
-    r.payload = R"({"n":)" + std::to_string(i) + R"(,"text":"héllo \"world\""})";
+    r.item.queue = "orders";
+    r.item.partition = "customer-" + std::to_string(i % 3);
+    r.item.transaction_id = "tx-" + std::to_string(i);
+    if (i % 2) r.item.trace_id = "0191d3c4-5b6a-7c8d-9e0f-112233445566";
+    if (i % 3 == 0) r.item.producer_sub = "svc-" + std::to_string(i);
+    r.item.payload = R"({"n":)" + std::to_string(i) + R"(,"text":"héllo \"world\""})";
     r.accepted_at_us = 1'760'000'000'000'000 + i;
     r.in_doubt = i % 4 == 1;
     r.more_follow = i % 5 == 2;
@@ -72,13 +72,13 @@ TEST(SpoolRecord, RoundTripKeepsEveryField) {
         encode(in.back(), data);
     }
     record empty;  // every string empty, no optional field, time 0
-    empty.transaction_id = "x";
+    empty.item.transaction_id = "x";
     in.push_back(empty);
     encode(empty, data);
     record big = sample(99);
-    big.payload.assign(1 << 20, 'a');  // 1 MiB of payload
-    big.payload.front() = '"';
-    big.payload.back() = '"';
+    big.item.payload.assign(1 << 20, 'a');  // 1 MiB of payload
+    big.item.payload.front() = '"';
+    big.item.payload.back() = '"';
     in.push_back(big);
     encode(big, data);
 
@@ -130,7 +130,7 @@ TEST(SpoolRecord, ADamagedByteIsACorruptRecord) {
 
 TEST(SpoolRecord, OverlongFieldsAreRefused) {
     record r = sample(1);
-    r.queue.assign(70000, 'q');
+    r.item.queue.assign(70000, 'q');
     std::string out;
     EXPECT_THROW(encode(r, out), std::length_error);
 }
@@ -206,7 +206,7 @@ TEST_F(SpoolFile, NoFileUntilSomethingIsSpooledAndNoneAfterTheDrain) {
     EXPECT_EQ(s.pending(), 4u);
     auto b = read(s);
     ASSERT_EQ(b.records.size(), 4u);
-    for (int i = 0; i < 4; ++i) EXPECT_EQ(b.records[static_cast<std::size_t>(i)].transaction_id, "tx-" + std::to_string(i));
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(b.records[static_cast<std::size_t>(i)].item.transaction_id, "tx-" + std::to_string(i));
     EXPECT_TRUE(b.records[0].more_follow);
     EXPECT_FALSE(b.records[2].more_follow);
     EXPECT_FALSE(b.records[3].more_follow);
@@ -243,8 +243,8 @@ TEST_F(SpoolFile, ARestartFindsTheRecordsThatWereNotDrained) {
     EXPECT_EQ(again.pending(), 3u);
     auto b = read(again);
     ASSERT_EQ(b.records.size(), 3u);
-    EXPECT_EQ(b.records[0].transaction_id, "tx-2");
-    for (const auto& r : b.records) EXPECT_EQ(r.in_doubt, sample(std::stoi(r.transaction_id.substr(3))).in_doubt);
+    EXPECT_EQ(b.records[0].item.transaction_id, "tx-2");
+    for (const auto& r : b.records) EXPECT_EQ(r.in_doubt, sample(std::stoi(r.item.transaction_id.substr(3))).in_doubt);
 }
 
 TEST_F(SpoolFile, AnInterruptedDrainLeavesItsRecordsInDoubt) {
@@ -280,7 +280,7 @@ TEST_F(SpoolFile, ATornTailIsDroppedWithItsWholeRequest) {
     EXPECT_EQ(again.pending(), 2u);
     auto b = read(again);
     ASSERT_EQ(b.records.size(), 2u);
-    EXPECT_EQ(b.records[1].transaction_id, "tx-1");
+    EXPECT_EQ(b.records[1].item.transaction_id, "tx-1");
     // The file was cut back to the last whole request; later appends follow it cleanly.
     append(again, 10, 11);
     EXPECT_EQ(read(again).records.size(), 3u);

@@ -1,5 +1,5 @@
-// The status and analytics windows (api/status_requests.hpp): defaults, filters and the 400s.
-#include "api/status_requests.hpp"
+// The status and analytics windows (api/observability/status_requests.hpp): defaults, filters and the 400s.
+#include "api/observability/status_requests.hpp"
 
 #include <gtest/gtest.h>
 

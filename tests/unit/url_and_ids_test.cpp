@@ -1,7 +1,7 @@
 // URL decoding, message ids, time stamps, array literals, configuration: pure helpers.
 #include "config/config.hpp"
 #include "schema/codec_path.hpp"
-#include "core/message_id.hpp"
+#include "domain/message_id.hpp"
 #include "db/pg_array.hpp"
 #include "http/url.hpp"
 
@@ -29,27 +29,27 @@ TEST(Url, TargetSplitting) {
 }
 
 TEST(MessageId, RoundTripAndLayout) {
-    EXPECT_EQ(core::message_id(4, 1), "00000000-0000-0004-0000-000000000001");
-    EXPECT_EQ(core::message_id(0x0102030405060708, 0x1112131415161718), "01020304-0506-0708-1112-131415161718");
-    auto back = core::parse_message_id(core::message_id(123456789, 987654321));
+    EXPECT_EQ(domain::message_id(4, 1), "00000000-0000-0004-0000-000000000001");
+    EXPECT_EQ(domain::message_id(0x0102030405060708, 0x1112131415161718), "01020304-0506-0708-1112-131415161718");
+    auto back = domain::parse_message_id(domain::message_id(123456789, 987654321));
     ASSERT_TRUE(back);
     EXPECT_EQ(back->first, 123456789);
     EXPECT_EQ(back->second, 987654321);
-    EXPECT_FALSE(core::parse_message_id("not-an-id"));
+    EXPECT_FALSE(domain::parse_message_id("not-an-id"));
 }
 
 TEST(Time, IsoFormattingAndParsing) {
-    EXPECT_EQ(core::iso_time(1777201168267966), "2026-04-26T10:59:28.267966Z");
-    EXPECT_EQ(core::iso_time(0), "1970-01-01T00:00:00.000000Z");
-    EXPECT_EQ(*core::parse_iso_time("2026-04-26T10:59:28.267966Z"), 1777201168267966);
-    EXPECT_EQ(*core::parse_iso_time("2026-04-26T12:59:28.267966+02:00"), 1777201168267966);
-    EXPECT_EQ(*core::parse_iso_time("2026-04-26"), 1777161600000000);
-    EXPECT_FALSE(core::parse_iso_time("2026-13-01T00:00:00Z"));
-    EXPECT_FALSE(core::parse_iso_time("2026-02-30T00:00:00Z"));
-    EXPECT_FALSE(core::parse_iso_time("2026-04-31"));
-    EXPECT_TRUE(core::parse_iso_time("2024-02-29T23:59:59Z"));
-    EXPECT_FALSE(core::parse_iso_time("yesterday"));
-    EXPECT_FALSE(core::parse_iso_time("2026-04-26T10:59:28Zjunk"));
+    EXPECT_EQ(domain::iso_time(1777201168267966), "2026-04-26T10:59:28.267966Z");
+    EXPECT_EQ(domain::iso_time(0), "1970-01-01T00:00:00.000000Z");
+    EXPECT_EQ(*domain::parse_iso_time("2026-04-26T10:59:28.267966Z"), 1777201168267966);
+    EXPECT_EQ(*domain::parse_iso_time("2026-04-26T12:59:28.267966+02:00"), 1777201168267966);
+    EXPECT_EQ(*domain::parse_iso_time("2026-04-26"), 1777161600000000);
+    EXPECT_FALSE(domain::parse_iso_time("2026-13-01T00:00:00Z"));
+    EXPECT_FALSE(domain::parse_iso_time("2026-02-30T00:00:00Z"));
+    EXPECT_FALSE(domain::parse_iso_time("2026-04-31"));
+    EXPECT_TRUE(domain::parse_iso_time("2024-02-29T23:59:59Z"));
+    EXPECT_FALSE(domain::parse_iso_time("yesterday"));
+    EXPECT_FALSE(domain::parse_iso_time("2026-04-26T10:59:28Zjunk"));
 }
 
 TEST(PgArray, QuotesAndNulls) {

@@ -1,0 +1,39 @@
+#include "api/delivery/activity_recording.hpp"
+#include "api/shared/spool_push.hpp"
+#include "api/shared/payload_encryption.hpp"
+#include "api/shared/push_answers.hpp"
+#include "api/delivery/handlers.hpp"
+#include "util/wall_clock.hpp"
+#include "db/pg_error.hpp"
+#include "http/responses.hpp"
+#include "log/log.hpp"
+
+namespace queen::api {
+
+// POST /api/v1/push: 201 with one answer per item, in request order.
+boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::request_context& rc) {
+    const std::int64_t accepted_at = util::wall_clock_us();
+    const auto document = parse_json_body(rc.req.body(), ctx.limits);
+    const auto& body = document.value;
+    auto items = parse_push(body, ctx.limits);
+    stamp_producer(items, rc.subject);
+    co_await seal_payloads(ctx, items);
+    // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
+    if (!items.empty() && push_goes_to_spool(ctx)) co_return co_await spool_push(ctx, items, accepted_at, false);
+    std::vector<domain::push_outcome> outcomes;
+    bool database_lost = false;
+    try {
+        if (!items.empty()) outcomes = co_await ctx.fusion.push(items);
+    } catch (const db::pg_error& e) {
+        if (e.kind() != db::pg_error_kind::connection_lost) throw;
+        log::warn("push: database unavailable ({}); {} item(s) go to the spool", e.what(), items.size());
+        database_lost = true;
+    }
+    // The attempt may have committed before the connection was lost: spooled "in doubt".
+    if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true);
+    if (!items.empty()) record_push(ctx.activity, ctx.prometheus, items, outcomes);
+    std::string out = render_push_answers(items, outcomes);
+    co_return http::json_text(http::bhttp::status::created, std::move(out));
+}
+
+}  // namespace queen::api

@@ -1,0 +1,17 @@
+#pragma once
+// The 201 body of a push: one answer per item, in request order (docs/http-api.md, push).
+#include "domain/push_item.hpp"
+
+#include <string>
+#include <vector>
+
+namespace queen::api {
+
+// Answers for stored items: "queued" or "duplicate" from their outcomes.
+std::string render_push_answers(const std::vector<domain::push_item>& items,
+                                const std::vector<domain::push_outcome>& outcomes);
+
+// Answers for items accepted into the spool: "buffered" (no message id exists yet).
+std::string render_buffered_answers(const std::vector<domain::push_item>& items);
+
+}  // namespace queen::api

@@ -1,0 +1,33 @@
+#pragma once
+// The database a broker serves from, made ready before anything else starts: the embedded
+// server started (or adopted) or the configured one reached, the schema applied or checked
+// and held to QUEEN_EXTENSION, and the maintenance flags as the database holds them.
+#include "config/config.hpp"
+#include "embedded/embedded_postgres.hpp"
+#include "maintenance/maintenance_flags.hpp"
+#include "schema/migrator.hpp"
+
+#include <optional>
+#include <string>
+
+namespace queen::app {
+
+class database_setup {
+public:
+    // Blocks until the database is ready; throws std::exception naming what failed.
+    explicit database_setup(const config::broker_config& cfg);
+
+    const std::string& maintenance_conninfo() const noexcept { return maintenance_conninfo_; }  // schema, housekeeping
+    const std::string& request_conninfo() const noexcept { return request_conninfo_; }          // the pool
+    const std::string& listener_conninfo() const noexcept { return listener_conninfo_; }        // LISTEN
+    const schema::migration_report& schema() const noexcept { return schema_; }
+    const maintenance::flags_snapshot& initial_flags() const noexcept { return initial_flags_; }
+
+private:
+    std::optional<embedded::embedded_postgres> embedded_;  // stopped when the broker ends
+    std::string maintenance_conninfo_, request_conninfo_, listener_conninfo_;
+    schema::migration_report schema_;
+    maintenance::flags_snapshot initial_flags_;
+};
+
+}  // namespace queen::app
