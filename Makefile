@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test lint browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot soak sanitize clean
 
 all: build
 
@@ -81,6 +81,12 @@ FUZZ_SECONDS ?= 30
 # line is "N passed, N failed" over all of them (scripts/run-tests.sh).
 test: build ext-install
 	bash scripts/run-tests.sh $(BUILD_DIR) $(FUZZ_SECONDS)
+
+# clang-format in check mode and clang-tidy (.clang-format, .clang-tidy) over broker/; make
+# test runs the format check, clang-tidy takes longer (README.md, "Lint").
+lint: build
+	bash scripts/lint.sh format
+	bash scripts/lint.sh tidy $(BUILD_DIR)
 
 fuzz: build
 	bash scripts/run-fuzz.sh $(BUILD_DIR) $(or $(SECONDS),600)

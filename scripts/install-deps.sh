@@ -17,14 +17,14 @@ RUN_PACKAGES=(
   curl ca-certificates
 )
 
-# The test, fuzz, browser and benchmark targets on top of that: GoogleTest, clang for
-# libFuzzer, jq for the benchmark scripts, chromium for the dashboard's browser suite,
-# prometheus for promtool, openssl (the command) for the certificates of the SSL and TLS
+# The test, fuzz, browser, lint and benchmark targets on top of that: GoogleTest, clang for
+# libFuzzer, clang-format and clang-tidy for the lint, jq for the benchmark scripts, chromium
+# for the dashboard's browser suite, prometheus for promtool, openssl (the command) for the certificates of the SSL and TLS
 # tests (the TLS tests also call curl, installed above), iproute2 for ss (the keepalive test
 # reads the sockets' timers).
 TEST_PACKAGES=(
   libgtest-dev googletest
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format clang-tidy
   jq
   chromium
   prometheus

@@ -106,6 +106,7 @@ finish_background() {
 
 suite sql-placement check python3 "$ROOT/scripts/check_sql_placement.py" "$ROOT/broker"
 suite sql-placement-self check python3 "$ROOT/scripts/check_sql_placement.py" --self-test
+suite format check bash "$ROOT/scripts/lint.sh" format
 suite floors check python3 "$ROOT/scripts/check_floors.py" "$ROOT"
 suite floors-self check python3 "$ROOT/scripts/check_floors.py" --self-test
 suite doc-references check python3 "$ROOT/scripts/check_doc_references.py" "$ROOT"

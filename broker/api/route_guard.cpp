@@ -13,9 +13,12 @@ namespace {
 // The one mapping of an authentication failure to an HTTP answer.
 api_error refusal(const auth::auth_failure& failure) {
     switch (failure.kind) {
-        case auth::failure_kind::insufficient_level: return api_error(error_code::forbidden, failure.message());
-        case auth::failure_kind::jwks_unavailable: return api_error(error_code::unavailable, failure.message(), 5);
-        default: return api_error(error_code::unauthorized, failure.message());
+        case auth::failure_kind::insufficient_level:
+            return api_error(error_code::forbidden, failure.message());
+        case auth::failure_kind::jwks_unavailable:
+            return api_error(error_code::unavailable, failure.message(), 5);
+        default:
+            return api_error(error_code::unauthorized, failure.message());
     }
 }
 
@@ -26,8 +29,8 @@ void admit_rate(broker_context& ctx, std::string_view kind, const std::string& i
     std::string key(kind);
     key += id;
     if (const int wait = ctx.rate_limiter.take(key); wait > 0)
-        throw api_error(error_code::too_many_requests, "request rate limit exceeded; retry after " +
-                                                           std::to_string(wait) + " s", wait);
+        throw api_error(error_code::too_many_requests,
+                        "request rate limit exceeded; retry after " + std::to_string(wait) + " s", wait);
 }
 
 }  // namespace
@@ -46,10 +49,11 @@ boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, htt
         const auto& who = std::get<auth::principal>(verdict);
         rc.subject = who.subject;
         rc.caller_admin = who.may(auth::access_level::admin);
-        if (who.subject) admit_rate(ctx, "subject ", *who.subject);
-        else admit_rate(ctx, "address ", rc.client.address());
-        if (!who.may(r.access))
-            throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
+        if (who.subject)
+            admit_rate(ctx, "subject ", *who.subject);
+        else
+            admit_rate(ctx, "address ", rc.client.address());
+        if (!who.may(r.access)) throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
     } else {
         rc.caller_admin = !ctx.auth.enabled();
         admit_rate(ctx, "address ", rc.client.address());

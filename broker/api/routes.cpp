@@ -72,8 +72,7 @@ const std::array routes{
                "CPU, memory, pool and wait gauges per broker over a time window"},
     route_spec{bhttp::get, "/api/v1/analytics/worker-metrics", handle_worker_metrics, read_only,
                "Operations, event-loop lag, pool and pop lag over a time window"},
-    route_spec{bhttp::get, "/api/v1/analytics/queue-lag", handle_queue_lag, read_only,
-               "Pop lag per minute and queue"},
+    route_spec{bhttp::get, "/api/v1/analytics/queue-lag", handle_queue_lag, read_only, "Pop lag per minute and queue"},
     route_spec{bhttp::get, "/api/v1/analytics/queue-ops", handle_queue_ops, read_only,
                "Operations, rates, partitions and parked pops per bucket and queue"},
     route_spec{bhttp::get, "/api/v1/analytics/queue-parked-replicas", handle_queue_parked_replicas, read_only,
@@ -97,8 +96,8 @@ const std::array routes{
                "Seek a group's cursors on a queue to the end or to a time"},
     route_spec{bhttp::post, "/api/v1/consumer-groups/:group/queues/:queue/partitions/:partition/seek",
                handle_seek_group_partition, read_write, "Seek a group's cursor on one partition to its end"},
-    route_spec{bhttp::post, "/api/v1/consumer-groups/:group/subscription", handle_set_group_subscription,
-               read_write, "Rewrite a group's subscription start"},
+    route_spec{bhttp::post, "/api/v1/consumer-groups/:group/subscription", handle_set_group_subscription, read_write,
+               "Rewrite a group's subscription start"},
     route_spec{bhttp::get, "/api/v1/messages", handle_browse_messages, read_only,
                "Stored messages in a time window with their status, newest first"},
     route_spec{bhttp::get, "/api/v1/messages/:partitionId/:transactionId", handle_get_message, read_only,
@@ -112,14 +111,12 @@ const std::array routes{
     route_spec{bhttp::post, "/api/v1/dlq/requeue", handle_dlq_requeue, read_write, "Requeue dead letters"},
     route_spec{bhttp::post, "/api/v1/traces", handle_trace_record, read_write, "Record a trace event"},
     route_spec{bhttp::get, "/api/v1/traces/names", handle_trace_names, read_only, "Trace names with counts"},
-    route_spec{bhttp::get, "/api/v1/traces/by-name/:name", handle_traces_by_name, read_only,
-               "Traces carrying a name"},
+    route_spec{bhttp::get, "/api/v1/traces/by-name/:name", handle_traces_by_name, read_only, "Traces carrying a name"},
     route_spec{bhttp::get, "/api/v1/traces/:partitionId/:transactionId", handle_message_traces, read_only,
                "A message's traces"},
     route_spec{bhttp::get, "/api/v1/system/maintenance", handle_get_maintenance, admin, "The maintenance flags"},
     route_spec{bhttp::post, "/api/v1/system/maintenance", handle_set_maintenance, admin, "Switch push maintenance"},
-    route_spec{bhttp::get, "/api/v1/system/maintenance/pop", handle_get_maintenance, admin,
-               "The maintenance flags"},
+    route_spec{bhttp::get, "/api/v1/system/maintenance/pop", handle_get_maintenance, admin, "The maintenance flags"},
     route_spec{bhttp::post, "/api/v1/system/maintenance/pop", handle_set_pop_maintenance, admin,
                "Switch pop maintenance"},
 };
@@ -128,15 +125,21 @@ const std::array routes{
 
 std::string_view access_name(access_level level) noexcept {
     switch (level) {
-        case access_level::anyone: return "public";
-        case access_level::read_only: return "read-only";
-        case access_level::read_write: return "read-write";
-        case access_level::admin: return "admin";
+        case access_level::anyone:
+            return "public";
+        case access_level::read_only:
+            return "read-only";
+        case access_level::read_write:
+            return "read-write";
+        case access_level::admin:
+            return "admin";
     }
     return "read-write";
 }
 
-std::span<const route_spec> route_table() { return routes; }
+std::span<const route_spec> route_table() {
+    return routes;
+}
 
 void register_routes(http::router& router, broker_context& ctx) {
     for (const auto& r : route_table()) {

@@ -7,8 +7,8 @@
 
 #include <fmt/core.h>
 
-#include <random>
 #include <unistd.h>
+#include <random>
 
 namespace queen::app {
 
@@ -53,8 +53,10 @@ services::push_fusion_options fusion_options_of(const config::broker_config& cfg
 spool::drainer_options drainer_options_of(metrics::prometheus_metrics& prometheus) {
     spool::drainer_options o;
     o.on_drained_item = [&prometheus](const std::string& queue, bool stored) {
-        if (stored) prometheus.published(queue, 1);
-        else prometheus.duplicates(queue, 1);
+        if (stored)
+            prometheus.published(queue, 1);
+        else
+            prometheus.duplicates(queue, 1);
     };
     return o;
 }
@@ -63,8 +65,10 @@ spool::drainer_options drainer_options_of(metrics::prometheus_metrics& prometheu
 db::pg_listener_handlers listener_handlers_of(services::push_notifier& notifier, maintenance::maintenance_flags& flags,
                                               services::pop_waiters& waiters) {
     return {[&notifier, &flags](const std::string& channel, const std::string& payload) {
-                if (channel == maintenance::maintenance_flags::channel) flags.on_notification(payload);
-                else notifier.on_notification(payload);
+                if (channel == maintenance::maintenance_flags::channel)
+                    flags.on_notification(payload);
+                else
+                    notifier.on_notification(payload);
             },
             [&waiters, &flags] {
                 waiters.wake_all(services::wake_reason::recheck);
@@ -76,7 +80,7 @@ std::optional<crypto::payload_cipher> cipher_of(const config::broker_config& cfg
     std::optional<crypto::payload_cipher> cipher;
     if (!cfg.encryption_key.empty()) cipher = crypto::payload_cipher::from_hex_key(cfg.encryption_key);
     log::info("encryption at rest: {}", cipher ? "key loaded (queues with encryptionEnabled are encrypted)"
-                                                : "no QUEEN_ENCRYPTION_KEY (encrypted queues refuse pushes)");
+                                               : "no QUEEN_ENCRYPTION_KEY (encrypted queues refuse pushes)");
     return cipher;
 }
 
@@ -87,11 +91,18 @@ metrics::activity_recorder_options recorder_options_of(const config::broker_conf
 }
 
 services::housekeeper_options housekeeper_options_of(const config::broker_config& cfg, const database_setup& database,
-                                                      metrics::prometheus_metrics& prometheus) {
-    return {database.maintenance_conninfo(), cfg.housekeeping_interval, cfg.claim_floor_interval, cfg.stats_interval,
-            cfg.group_idle, cfg.partition_idle, [&prometheus](const store::removed_messages& r) {
-                if (r.kind == "expired") prometheus.dead_lettered(r.queue, r.group, "expired", r.messages);
-                else prometheus.retention_removed(r.queue, r.kind, r.messages);
+                                                     metrics::prometheus_metrics& prometheus) {
+    return {database.maintenance_conninfo(),
+            cfg.housekeeping_interval,
+            cfg.claim_floor_interval,
+            cfg.stats_interval,
+            cfg.group_idle,
+            cfg.partition_idle,
+            [&prometheus](const store::removed_messages& r) {
+                if (r.kind == "expired")
+                    prometheus.dead_lettered(r.queue, r.group, "expired", r.messages);
+                else
+                    prometheus.retention_removed(r.queue, r.kind, r.messages);
             }};
 }
 

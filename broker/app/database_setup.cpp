@@ -33,8 +33,8 @@ std::string start_database(const config::broker_config& cfg, std::optional<embed
 
 // Applies (or only checks) the schema and holds the database's codec path to QUEEN_EXTENSION.
 schema::migration_report prepare_schema(const config::broker_config& cfg, const std::string& conninfo) {
-    auto report = cfg.apply_schema ? schema::apply(conninfo, cfg.db_startup_wait)
-                                   : schema::check(conninfo, cfg.db_startup_wait);
+    auto report =
+        cfg.apply_schema ? schema::apply(conninfo, cfg.db_startup_wait) : schema::check(conninfo, cfg.db_startup_wait);
     log::info("schema version {} ({} migrations applied now, procedures {}); payloads may nest {} levels",
               report.database_version, report.applied, report.procedures_applied ? "applied" : "unchanged",
               report.max_payload_depth);

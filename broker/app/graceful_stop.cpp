@@ -6,7 +6,10 @@ namespace queen::app {
 
 graceful_stop::graceful_stop(boost::asio::io_context& ioc, const http::server& server,
                              std::function<void()> stop_taking_work)
-    : ioc_(ioc), server_(server), stop_taking_work_(std::move(stop_taking_work)), signals_(ioc, SIGINT, SIGTERM),
+    : ioc_(ioc),
+      server_(server),
+      stop_taking_work_(std::move(stop_taking_work)),
+      signals_(ioc, SIGINT, SIGTERM),
       grace_(ioc) {
     signals_.async_wait([this](boost::system::error_code ec, int sig) {
         if (ec) return;

@@ -16,8 +16,7 @@ std::shared_ptr<http::tls_context_holder> load_tls(const config::broker_config& 
     return tls;
 }
 
-http::server_options server_options_of(const config::broker_config& cfg,
-                                       std::shared_ptr<http::tls_context_holder> tls,
+http::server_options server_options_of(const config::broker_config& cfg, std::shared_ptr<http::tls_context_holder> tls,
                                        metrics::prometheus_metrics& prometheus) {
     http::server_options o;
     o.host = cfg.host;

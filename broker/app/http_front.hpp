@@ -20,8 +20,7 @@ std::shared_ptr<http::tls_context_holder> load_tls(const config::broker_config& 
 
 // The server's limits, timeouts and TLS from the configuration; requests are counted in
 // `prometheus`.
-http::server_options server_options_of(const config::broker_config& cfg,
-                                       std::shared_ptr<http::tls_context_holder> tls,
+http::server_options server_options_of(const config::broker_config& cfg, std::shared_ptr<http::tls_context_holder> tls,
                                        metrics::prometheus_metrics& prometheus);
 
 // On SIGHUP: rebuilds the TLS context from the same files for new connections; open ones keep

@@ -4,6 +4,7 @@
 #include "auth/jws_token.hpp"
 #include "log/log.hpp"
 
+#include <fmt/core.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -11,7 +12,6 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/core.h>
 
 #include <csignal>
 #include <fstream>
@@ -54,8 +54,8 @@ std::optional<key_set> fetch_at_start(const auth::auth_config& cfg) {
                    });
     ioc.run();
     if (!out)
-        log::warn("JWT_JWKS_URL {}: fetch failed at start ({}); tokens answer 503 until a fetch succeeds",
-                  cfg.jwks_url, failure);
+        log::warn("JWT_JWKS_URL {}: fetch failed at start ({}); tokens answer 503 until a fetch succeeds", cfg.jwks_url,
+                  failure);
     return out;
 }
 
@@ -67,8 +67,10 @@ authenticator::authenticator(asio::any_io_executor executor, const auth::auth_co
     verifier_.emplace(cfg_);
     if (verifier_->uses_jwks()) {
         std::optional<key_set> keys;
-        if (!cfg_.jwks_file.empty()) keys = read_jwks_file(cfg_.jwks_file);
-        else keys = fetch_at_start(cfg_);
+        if (!cfg_.jwks_file.empty())
+            keys = read_jwks_file(cfg_.jwks_file);
+        else
+            keys = fetch_at_start(cfg_);
         const auto kind = verifier_->required_jwks_kind();
         if (keys && kind && !cfg_.jwks_file.empty()) {
             const auto alg = *algorithm_from_name(cfg_.algorithm);

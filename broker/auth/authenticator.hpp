@@ -4,8 +4,8 @@
 // on SIGHUP, or fetched from JWT_JWKS_URL at start, every JWT_JWKS_REFRESH_INTERVAL and on a
 // token whose kid it does not know (at most once per unknown_kid_refetch_gap). A reload that
 // fails keeps the keys it had.
-#include "auth/token_verifier.hpp"
 #include "auth/auth_config.hpp"
+#include "auth/token_verifier.hpp"
 
 #include <utility>
 #include <boost/asio/any_io_executor.hpp>
@@ -60,7 +60,7 @@ private:
     auth::auth_config cfg_;
     std::optional<token_verifier> verifier_;
     mutable std::mutex mutex_;
-    std::shared_ptr<const key_set> jwks_;                           // guarded by mutex_
+    std::shared_ptr<const key_set> jwks_;                                          // guarded by mutex_
     std::optional<std::chrono::steady_clock::time_point> last_unknown_kid_fetch_;  // guarded by mutex_
     std::optional<boost::asio::steady_timer> refresh_timer_;
     std::optional<boost::asio::signal_set> sighup_;

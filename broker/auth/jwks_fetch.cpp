@@ -1,5 +1,7 @@
 #include "auth/jwks_fetch.hpp"
 
+#include <fmt/core.h>
+#include <openssl/ssl.h>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/context.hpp>
@@ -8,8 +10,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <fmt/core.h>
-#include <openssl/ssl.h>
 
 #include <stdexcept>
 

@@ -10,10 +10,10 @@
 namespace queen::auth {
 
 struct jws_token {
-    nlohmann::json header;         // a JSON object
-    std::string_view payload_b64;  // decoded only after the signature holds
+    nlohmann::json header;           // a JSON object
+    std::string_view payload_b64;    // decoded only after the signature holds
     std::string_view signing_input;  // "header.payload", what the signature covers
-    std::string signature;         // decoded bytes
+    std::string signature;           // decoded bytes
 };
 
 // Longest token accepted, in bytes.

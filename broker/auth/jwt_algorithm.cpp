@@ -39,21 +39,34 @@ std::optional<jwt_algorithm> algorithm_from_name(std::string_view name) noexcept
     return std::nullopt;
 }
 
-std::string_view name_of(jwt_algorithm alg) noexcept { return row_of(alg).name; }
-key_kind key_kind_of(jwt_algorithm alg) noexcept { return row_of(alg).kind; }
-const char* digest_name_of(jwt_algorithm alg) noexcept { return row_of(alg).digest; }
+std::string_view name_of(jwt_algorithm alg) noexcept {
+    return row_of(alg).name;
+}
+key_kind key_kind_of(jwt_algorithm alg) noexcept {
+    return row_of(alg).kind;
+}
+const char* digest_name_of(jwt_algorithm alg) noexcept {
+    return row_of(alg).digest;
+}
 
 std::string_view describe(key_kind kind) noexcept {
     switch (kind) {
-        case key_kind::hmac_secret: return "a secret (JWT_SECRET)";
-        case key_kind::rsa: return "an RSA key";
-        case key_kind::ec_p256: return "an EC P-256 key";
-        case key_kind::ec_p384: return "an EC P-384 key";
-        case key_kind::ed25519: return "an Ed25519 key";
+        case key_kind::hmac_secret:
+            return "a secret (JWT_SECRET)";
+        case key_kind::rsa:
+            return "an RSA key";
+        case key_kind::ec_p256:
+            return "an EC P-256 key";
+        case key_kind::ec_p384:
+            return "an EC P-384 key";
+        case key_kind::ed25519:
+            return "an Ed25519 key";
     }
     return "a key";
 }
 
-std::string_view algorithm_names() noexcept { return "HS256, HS384, HS512, RS256, RS384, RS512, ES256, ES384, EdDSA"; }
+std::string_view algorithm_names() noexcept {
+    return "HS256, HS384, HS512, RS256, RS384, RS512, ES256, ES384, EdDSA";
+}
 
 }  // namespace queen::auth

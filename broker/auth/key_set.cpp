@@ -45,7 +45,7 @@ key_set key_set::parse(std::string_view json_text) {
 }
 
 std::vector<const verification_key*> key_set::candidates(jwt_algorithm alg,
-                                                          const std::optional<std::string>& kid) const {
+                                                         const std::optional<std::string>& kid) const {
     std::vector<const verification_key*> out;
     for (const auto& e : keys_) {
         if (kid && e.kid != kid) continue;

@@ -16,7 +16,9 @@ namespace {
 // Longest kid echoed in "Unknown key ID: <kid>".
 constexpr std::size_t max_echoed_kid = 128;
 
-auth_failure fail(failure_kind kind, std::string detail = {}) { return auth_failure{kind, std::move(detail)}; }
+auth_failure fail(failure_kind kind, std::string detail = {}) {
+    return auth_failure{kind, std::move(detail)};
+}
 
 // A NumericDate claim: nullopt when absent; a failure when present but not a finite number.
 std::variant<std::optional<double>, auth_failure> numeric_date(const nlohmann::json& claims, const char* name) {
@@ -39,8 +41,8 @@ token_verifier::token_verifier(const auth::auth_config& cfg) : cfg_(cfg) {
     if (cfg.algorithm != "auto") {
         fixed_ = algorithm_from_name(cfg.algorithm);
         if (!fixed_)
-            throw std::invalid_argument(fmt::format("JWT_ALGORITHM must be auto or one of {}, not '{}'",
-                                                    algorithm_names(), cfg.algorithm));
+            throw std::invalid_argument(
+                fmt::format("JWT_ALGORITHM must be auto or one of {}, not '{}'", algorithm_names(), cfg.algorithm));
     }
     if (!cfg.public_key_pem.empty()) pem_ = verification_key::from_pem(cfg.public_key_pem);
     uses_jwks_ = !pem_ && (!cfg.jwks_file.empty() || !cfg.jwks_url.empty());
@@ -51,8 +53,8 @@ token_verifier::token_verifier(const auth::auth_config& cfg) : cfg_(cfg) {
             throw std::invalid_argument(fmt::format("JWT_ALGORITHM={} needs JWT_SECRET", cfg.algorithm));
         if (kind != key_kind::hmac_secret) {
             if (!pem_ && !uses_jwks_)
-                throw std::invalid_argument(fmt::format(
-                    "JWT_ALGORITHM={} needs JWT_PUBLIC_KEY, JWT_JWKS_FILE or JWT_JWKS_URL", cfg.algorithm));
+                throw std::invalid_argument(
+                    fmt::format("JWT_ALGORITHM={} needs JWT_PUBLIC_KEY, JWT_JWKS_FILE or JWT_JWKS_URL", cfg.algorithm));
             if (pem_ && pem_->kind() != kind)
                 throw std::invalid_argument(fmt::format("JWT_ALGORITHM={} needs {}, but JWT_PUBLIC_KEY is {}",
                                                         cfg.algorithm, describe(kind), describe(pem_->kind())));
@@ -163,9 +165,12 @@ principal token_verifier::principal_of(const nlohmann::json& claims) const {
     if (auto sub = claims.find("sub"); sub != claims.end() && sub->is_string()) p.subject = sub->get<std::string>();
     auto grant = [&](const std::string& role) {
         std::optional<access_level> level;
-        if (role == cfg_.role_admin) level = access_level::admin;
-        else if (role == cfg_.role_read_write) level = access_level::read_write;
-        else if (role == cfg_.role_read_only) level = access_level::read_only;
+        if (role == cfg_.role_admin)
+            level = access_level::admin;
+        else if (role == cfg_.role_read_write)
+            level = access_level::read_write;
+        else if (role == cfg_.role_read_only)
+            level = access_level::read_only;
         if (level && (!p.level || *level > *p.level)) p.level = level;
     };
     if (auto role = claims.find(cfg_.roles_claim); role != claims.end() && role->is_string())

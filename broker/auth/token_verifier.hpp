@@ -4,9 +4,9 @@
 // skew, iss and aud when configured; then reads the subject and the access level. Pure: the
 // JWKS is handed in, so fetching and reloading stay in auth::authenticator.
 #include "auth/access_level.hpp"
+#include "auth/auth_config.hpp"
 #include "auth/auth_failure.hpp"
 #include "auth/key_set.hpp"
-#include "auth/auth_config.hpp"
 
 #include <chrono>
 #include <optional>
@@ -17,8 +17,8 @@ namespace queen::auth {
 
 // Who a verified token speaks for.
 struct principal {
-    std::optional<std::string> subject;       // "sub", when it is a string
-    std::optional<access_level> level;        // the highest level its roles grant; none: no role
+    std::optional<std::string> subject;  // "sub", when it is a string
+    std::optional<access_level> level;   // the highest level its roles grant; none: no role
     bool may(access_level needed) const noexcept { return level && *level >= needed; }
 };
 
@@ -42,15 +42,15 @@ public:
 private:
     // The keys that may verify a token of alg with kid, or the failure that stops it.
     std::variant<std::vector<const verification_key*>, auth_failure> keys_for(jwt_algorithm alg,
-                                                                               const std::optional<std::string>& kid,
-                                                                               const key_set* jwks) const;
+                                                                              const std::optional<std::string>& kid,
+                                                                              const key_set* jwks) const;
     std::optional<auth_failure> check_claims(const nlohmann::json& claims,
                                              std::chrono::system_clock::time_point now) const;
     principal principal_of(const nlohmann::json& claims) const;
     auth_failure refused(std::string_view alg) const;
 
     auth::auth_config cfg_;
-    std::optional<jwt_algorithm> fixed_;      // nullopt: JWT_ALGORITHM=auto
+    std::optional<jwt_algorithm> fixed_;  // nullopt: JWT_ALGORITHM=auto
     std::optional<verification_key> pem_;
     bool uses_jwks_ = false;
 };

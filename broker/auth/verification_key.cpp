@@ -2,7 +2,6 @@
 
 #include "auth/base64url.hpp"
 
-#include <nlohmann/json.hpp>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -10,6 +9,7 @@
 #include <openssl/ec.h>
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
+#include <nlohmann/json.hpp>
 
 #include <climits>
 #include <cstring>
@@ -48,7 +48,9 @@ using bn_ptr = std::unique_ptr<BIGNUM, bn_deleter>;
 // RSA keys below this size are refused (NIST SP 800-131A).
 constexpr int min_rsa_bits = 2048;
 
-const unsigned char* bytes(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
+const unsigned char* bytes(std::string_view s) {
+    return reinterpret_cast<const unsigned char*>(s.data());
+}
 
 // The kind of a loaded key, or nullopt for a kind this broker does not verify with.
 std::optional<key_kind> kind_of(EVP_PKEY* key) {
@@ -56,7 +58,8 @@ std::optional<key_kind> kind_of(EVP_PKEY* key) {
         case EVP_PKEY_RSA:
             if (EVP_PKEY_get_bits(key) < min_rsa_bits) return std::nullopt;
             return key_kind::rsa;
-        case EVP_PKEY_ED25519: return key_kind::ed25519;
+        case EVP_PKEY_ED25519:
+            return key_kind::ed25519;
         case EVP_PKEY_EC: {
             char group[64] = {};
             std::size_t len = 0;
@@ -66,7 +69,8 @@ std::optional<key_kind> kind_of(EVP_PKEY* key) {
             if (name == "secp384r1" || name == "P-384") return key_kind::ec_p384;
             return std::nullopt;
         }
-        default: return std::nullopt;
+        default:
+            return std::nullopt;
     }
 }
 
@@ -150,8 +154,7 @@ verification_key verification_key::from_pem(std::string_view pem) {
     std::unique_ptr<BIO, bio_deleter> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
     if (!bio) throw std::bad_alloc();
     pkey_ptr key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-    if (!key)
-        throw std::invalid_argument("JWT_PUBLIC_KEY is not a PEM public key (-----BEGIN PUBLIC KEY-----)");
+    if (!key) throw std::invalid_argument("JWT_PUBLIC_KEY is not a PEM public key (-----BEGIN PUBLIC KEY-----)");
     auto kind = kind_of(key.get());
     if (!kind)
         throw std::invalid_argument(
@@ -162,8 +165,10 @@ verification_key verification_key::from_pem(std::string_view pem) {
 std::optional<verification_key> verification_key::from_jwk(const nlohmann::json& jwk) {
     if (!jwk.is_object()) return std::nullopt;
     const std::string kty = jwk_text(jwk, "kty");
-    pkey_ptr key = kty == "RSA" ? rsa_from_jwk(jwk) : kty == "EC" ? ec_from_jwk(jwk) : kty == "OKP" ? okp_from_jwk(jwk)
-                                                                                                     : nullptr;
+    pkey_ptr key = kty == "RSA"   ? rsa_from_jwk(jwk)
+                   : kty == "EC"  ? ec_from_jwk(jwk)
+                   : kty == "OKP" ? okp_from_jwk(jwk)
+                                  : nullptr;
     if (!key) return std::nullopt;
     auto kind = kind_of(key.get());
     if (!kind) return std::nullopt;

@@ -4,8 +4,8 @@
 // says the key is, so a token's "alg" can never make a key verify as another kind.
 #include "auth/jwt_algorithm.hpp"
 
-#include <nlohmann/json_fwd.hpp>
 #include <openssl/evp.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include <memory>
 #include <optional>

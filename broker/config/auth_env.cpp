@@ -46,8 +46,8 @@ auth::auth_config auth_from_map(const std::map<std::string, std::string>& env) {
     if (auto v = get(env, "JWT_ENABLED")) c.enabled = parse_bool("JWT_ENABLED", *v);
     if (auto v = get(env, "JWT_ALGORITHM")) {
         if (*v != "auto" && !auth::algorithm_from_name(*v))
-            throw std::invalid_argument(fmt::format("JWT_ALGORITHM must be auto or one of {}, not '{}'",
-                                                    auth::algorithm_names(), *v));
+            throw std::invalid_argument(
+                fmt::format("JWT_ALGORITHM must be auto or one of {}, not '{}'", auth::algorithm_names(), *v));
         c.algorithm = *v;
     }
     set_text(env, "JWT_SECRET", c.secret);
@@ -56,7 +56,8 @@ auth::auth_config auth_from_map(const std::map<std::string, std::string>& env) {
     set_text(env, "JWT_JWKS_URL", c.jwks_url);
     set_text(env, "JWT_ISSUER", c.issuer);
     set_text(env, "JWT_AUDIENCE", c.audience);
-    if (auto v = get(env, "JWT_CLOCK_SKEW")) c.clock_skew = std::chrono::seconds(parse_number("JWT_CLOCK_SKEW", *v, 0, 86400));
+    if (auto v = get(env, "JWT_CLOCK_SKEW"))
+        c.clock_skew = std::chrono::seconds(parse_number("JWT_CLOCK_SKEW", *v, 0, 86400));
     // Set but empty means "skip nothing"; unset keeps the default.
     if (auto it = env.find("JWT_SKIP_PATHS"); it != env.end()) c.skip_paths = comma_list(it->second);
     if (auto v = get(env, "JWT_JWKS_REFRESH_INTERVAL"))
@@ -83,9 +84,9 @@ std::string describe(const auth::auth_config& c) {
         "JWT_JWKS_TIMEOUT_MS={} roles: {}/{} = {}, {}, {}",
         c.algorithm, c.secret.empty() ? "unset" : "set", c.public_key_pem.empty() ? "unset" : "set",
         c.jwks_file.empty() ? "unset" : c.jwks_file, c.jwks_url.empty() ? "unset" : c.jwks_url,
-        c.issuer.empty() ? "unchecked" : c.issuer, c.audience.empty() ? "unchecked" : c.audience,
-        c.clock_skew.count(), fmt::join(c.skip_paths, ","), c.jwks_refresh_interval.count(), c.jwks_timeout.count(),
-        c.roles_claim, c.roles_array_claim, c.role_admin, c.role_read_write, c.role_read_only);
+        c.issuer.empty() ? "unchecked" : c.issuer, c.audience.empty() ? "unchecked" : c.audience, c.clock_skew.count(),
+        fmt::join(c.skip_paths, ","), c.jwks_refresh_interval.count(), c.jwks_timeout.count(), c.roles_claim,
+        c.roles_array_claim, c.role_admin, c.role_read_write, c.role_read_only);
 }
 
 }  // namespace queen::config

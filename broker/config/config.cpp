@@ -45,7 +45,7 @@ struct pg_variable {
     const char* queen_default;
 };
 constexpr pg_variable pg_variables[] = {
-    {"host", "PG_HOST", "localhost"}, {"port", "PG_PORT", "5432"},   {"user", "PG_USER", "postgres"},
+    {"host", "PG_HOST", "localhost"},     {"port", "PG_PORT", "5432"},     {"user", "PG_USER", "postgres"},
     {"password", "PG_PASSWORD", nullptr}, {"dbname", "PG_DB", "postgres"},
 };
 
@@ -99,9 +99,12 @@ void read_housekeeping_interval(env_reader& r, broker_config& c) {
     c.housekeeping_interval = std::chrono::milliseconds(std::min(ret, evi));
     const bool ret_wins = ret < evi;
     std::string source;
-    if (retention && eviction) source = ret_wins ? "RETENTION_INTERVAL" : "EVICTION_INTERVAL";
-    else if (retention) source = ret_wins ? "RETENTION_INTERVAL" : "EVICTION_INTERVAL's Queen default, < RETENTION_INTERVAL";
-    else source = ret_wins ? "RETENTION_INTERVAL's Queen default, < EVICTION_INTERVAL" : "EVICTION_INTERVAL";
+    if (retention && eviction)
+        source = ret_wins ? "RETENTION_INTERVAL" : "EVICTION_INTERVAL";
+    else if (retention)
+        source = ret_wins ? "RETENTION_INTERVAL" : "EVICTION_INTERVAL's Queen default, < RETENTION_INTERVAL";
+    else
+        source = ret_wins ? "RETENTION_INTERVAL's Queen default, < EVICTION_INTERVAL" : "EVICTION_INTERVAL";
     r.note("housekeeping_interval_ms", source);
 }
 
@@ -109,9 +112,13 @@ void read_housekeeping_interval(env_reader& r, broker_config& c) {
 void read_subscription_mode(env_reader& r, broker_config& c) {
     auto v = first_set(r.env(), {"QUEEN_DEFAULT_SUBSCRIPTION_MODE", "DEFAULT_SUBSCRIPTION_MODE"});
     if (!v) return;
-    if (v->value == "all") c.new_groups_from_beginning = true;
-    else if (v->value == "new" || v->value == "new-only") c.new_groups_from_beginning = false;
-    else throw std::invalid_argument(v->name + " must be all, new or new-only (or empty for all), not '" + v->value + "'");
+    if (v->value == "all")
+        c.new_groups_from_beginning = true;
+    else if (v->value == "new" || v->value == "new-only")
+        c.new_groups_from_beginning = false;
+    else
+        throw std::invalid_argument(v->name + " must be all, new or new-only (or empty for all), not '" + v->value +
+                                    "'");
     r.note("default_subscription_mode", v->name);
 }
 
@@ -120,8 +127,10 @@ void read_subscription_mode(env_reader& r, broker_config& c) {
 void read_sslmode(env_reader& r, broker_config& c) {
     if (auto v = r.text("db_sslmode", {"QUEEN_DB_SSLMODE"})) {
         if (!db::valid_sslmode(*v))
-            throw std::invalid_argument("QUEEN_DB_SSLMODE must be disable, allow, prefer, require, verify-ca or "
-                                        "verify-full, not '" + *v + "'");
+            throw std::invalid_argument(
+                "QUEEN_DB_SSLMODE must be disable, allow, prefer, require, verify-ca or "
+                "verify-full, not '" +
+                *v + "'");
         c.db_sslmode = *v;
         return;
     }
@@ -135,14 +144,17 @@ void read_tls(env_reader& r, broker_config& c) {
     if (auto v = r.text("tls_key", {"QUEEN_TLS_KEY"})) c.tls_key_file = *v;
     if (auto v = r.text("tls_client_ca", {"QUEEN_TLS_CLIENT_CA"})) c.tls_client_ca_file = *v;
     if (!c.tls_cert_file.empty() && c.tls_key_file.empty())
-        throw std::invalid_argument("QUEEN_TLS_CERT is set but QUEEN_TLS_KEY is not: HTTPS needs both the "
-                                    "certificate and its private key");
+        throw std::invalid_argument(
+            "QUEEN_TLS_CERT is set but QUEEN_TLS_KEY is not: HTTPS needs both the "
+            "certificate and its private key");
     if (c.tls_cert_file.empty() && !c.tls_key_file.empty())
-        throw std::invalid_argument("QUEEN_TLS_KEY is set but QUEEN_TLS_CERT is not: HTTPS needs both the "
-                                    "certificate and its private key");
+        throw std::invalid_argument(
+            "QUEEN_TLS_KEY is set but QUEEN_TLS_CERT is not: HTTPS needs both the "
+            "certificate and its private key");
     if (c.tls_cert_file.empty() && !c.tls_client_ca_file.empty())
-        throw std::invalid_argument("QUEEN_TLS_CLIENT_CA needs QUEEN_TLS_CERT and QUEEN_TLS_KEY: client "
-                                    "certificates are only asked for over HTTPS");
+        throw std::invalid_argument(
+            "QUEEN_TLS_CLIENT_CA needs QUEEN_TLS_CERT and QUEEN_TLS_KEY: client "
+            "certificates are only asked for over HTTPS");
 }
 
 // Queen's settings with no counterpart here, and what to do instead.
@@ -165,7 +177,8 @@ constexpr unread_setting unread_settings[] = {
 
 void note_unread_settings(const std::map<std::string, std::string>& env, broker_config& c) {
     for (const auto& u : unread_settings)
-        if (get(env, u.name)) c.warnings.push_back(fmt::format("{} is a Queen setting this broker does not read: {}", u.name, u.instead));
+        if (get(env, u.name))
+            c.warnings.push_back(fmt::format("{} is a Queen setting this broker does not read: {}", u.name, u.instead));
     if (get(env, "FILE_BUFFER_DIR") && !get(env, "QUEEN_SPOOL_DIR"))
         c.warnings.push_back("FILE_BUFFER_DIR holds this broker's spool; buffer files Queen left there are not read");
 }
@@ -176,9 +189,12 @@ std::string default_spool_dir(const std::map<std::string, std::string>& env) {
     if (::geteuid() == 0) return "/var/lib/queen/spool";
     if (auto xdg = get(env, "XDG_DATA_HOME"); xdg && xdg->front() == '/') return *xdg + "/queen/spool";
     std::string home;
-    if (auto h = get(env, "HOME")) home = *h;
-    else if (struct passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir) home = pw->pw_dir;
-    else throw std::invalid_argument("cannot choose a spool directory (HOME is not set): set QUEEN_SPOOL_DIR");
+    if (auto h = get(env, "HOME"))
+        home = *h;
+    else if (struct passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir)
+        home = pw->pw_dir;
+    else
+        throw std::invalid_argument("cannot choose a spool directory (HOME is not set): set QUEEN_SPOOL_DIR");
     return home + "/.local/share/queen/spool";
 }
 
@@ -194,8 +210,8 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     check_database(c);
     if (auto v = r.number("pool_size", {"QUEEN_DB_POOL_SIZE", "DB_POOL_SIZE"}, 1, 1000))
         c.pool_size = static_cast<std::size_t>(*v);
-    if (auto v = r.number("db_statement_timeout_ms", {"QUEEN_DB_STATEMENT_TIMEOUT_MS", "DB_STATEMENT_TIMEOUT"}, 0,
-                          86400000))
+    if (auto v =
+            r.number("db_statement_timeout_ms", {"QUEEN_DB_STATEMENT_TIMEOUT_MS", "DB_STATEMENT_TIMEOUT"}, 0, 86400000))
         c.db_statement_timeout = ms(*v);
     read_sslmode(r, c);
     if (auto v = r.number("db_keepalives_idle_s", {"QUEEN_DB_KEEPALIVES_IDLE_S"}, 1, 86400))
@@ -209,10 +225,14 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     if (auto v = r.number("db_startup_wait_ms", {"QUEEN_DB_STARTUP_WAIT_MS"}, 0, 3600000)) c.db_startup_wait = ms(*v);
     if (auto v = r.boolean("apply_schema", {"QUEEN_APPLY_SCHEMA"})) c.apply_schema = *v;
     if (auto v = r.text("extension", {"QUEEN_EXTENSION"})) {
-        if (*v == "auto") c.extension = extension_policy::auto_detect;
-        else if (*v == "require" || *v == "on") c.extension = extension_policy::require;
-        else if (*v == "off") c.extension = extension_policy::off;
-        else throw std::invalid_argument("QUEEN_EXTENSION must be auto, require (or on) or off, not '" + *v + "'");
+        if (*v == "auto")
+            c.extension = extension_policy::auto_detect;
+        else if (*v == "require" || *v == "on")
+            c.extension = extension_policy::require;
+        else if (*v == "off")
+            c.extension = extension_policy::off;
+        else
+            throw std::invalid_argument("QUEEN_EXTENSION must be auto, require (or on) or off, not '" + *v + "'");
     }
     if (auto v = r.text("embedded_data_dir", {"QUEEN_DATA_DIR"})) c.embedded_data_dir = *v;
 
@@ -237,8 +257,10 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     read_housekeeping_interval(r, c);
     if (auto v = r.number("claim_floor_interval_ms", {"QUEEN_CLAIM_FLOOR_INTERVAL_MS"}, 50, 86400000))
         c.claim_floor_interval = ms(*v);
-    if (auto v = r.number("metrics_flush_ms", {"QUEEN_METRICS_FLUSH_MS"}, 100, 3600000)) c.metrics_flush_interval = ms(*v);
-    if (auto v = r.number("metrics_retention_days", {"QUEEN_METRICS_RETENTION_DAYS", "METRICS_RETENTION_DAYS"}, 1, 3650))
+    if (auto v = r.number("metrics_flush_ms", {"QUEEN_METRICS_FLUSH_MS"}, 100, 3600000))
+        c.metrics_flush_interval = ms(*v);
+    if (auto v =
+            r.number("metrics_retention_days", {"QUEEN_METRICS_RETENTION_DAYS", "METRICS_RETENTION_DAYS"}, 1, 3650))
         c.metrics_retention_days = static_cast<int>(*v);
     if (auto v = r.number("metrics_max_queues", {"QUEEN_METRICS_MAX_QUEUES"}, 1, 1000000))
         c.metrics_max_queues = static_cast<std::size_t>(*v);
@@ -251,8 +273,10 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.partition_idle = std::chrono::seconds(*d * 86400);
     }
 
-    if (auto v = r.text("spool_dir", {"QUEEN_SPOOL_DIR", "FILE_BUFFER_DIR"})) c.spool_dir = *v;
-    else c.spool_dir = default_spool_dir(env);
+    if (auto v = r.text("spool_dir", {"QUEEN_SPOOL_DIR", "FILE_BUFFER_DIR"}))
+        c.spool_dir = *v;
+    else
+        c.spool_dir = default_spool_dir(env);
     if (auto v = r.number("spool_max_bytes", {"QUEEN_SPOOL_MAX_BYTES"}, 0, 1LL << 50))
         c.spool_max_bytes = static_cast<std::uint64_t>(*v);
     if (auto v = r.number("maintenance_refresh_ms", {"QUEEN_MAINTENANCE_REFRESH_MS"}, 50, 60000))
@@ -294,9 +318,12 @@ std::string redact_conninfo(const std::string& conninfo) {
 
 const char* policy_name(extension_policy policy) {
     switch (policy) {
-    case extension_policy::require: return "require";
-    case extension_policy::off: return "off";
-    case extension_policy::auto_detect: break;
+        case extension_policy::require:
+            return "require";
+        case extension_policy::off:
+            return "off";
+        case extension_policy::auto_detect:
+            break;
     }
     return "auto";
 }
@@ -322,7 +349,8 @@ std::string describe(const broker_config& c) {
         {"max_pop_batch", std::to_string(c.max_pop_batch)},
         {"max_json_values", std::to_string(c.max_json_values)},
         {"json_parse_budget_bytes", std::to_string(c.abuse.json_parse_budget_bytes)},
-        {"cors_origins", c.cors_origins.empty() ? std::string("none (same origin only)") : fmt::format("{}", fmt::join(c.cors_origins, ","))},
+        {"cors_origins", c.cors_origins.empty() ? std::string("none (same origin only)")
+                                                : fmt::format("{}", fmt::join(c.cors_origins, ","))},
         {"push_fusion_wait_us", std::to_string(c.push_fusion_wait.count())},
         {"push_fusion_max_inflight", std::to_string(c.push_fusion_max_inflight)},
         {"longpoll_recheck_ms", std::to_string(c.longpoll_recheck.count())},

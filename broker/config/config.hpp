@@ -25,12 +25,12 @@ enum class extension_policy {
 struct broker_config {
     std::string host = "0.0.0.0";
     unsigned short port = 6632;
-    std::size_t threads = 0;                 // 0: hardware concurrency
+    std::size_t threads = 0;  // 0: hardware concurrency
     // Database: empty conninfo means "start the embedded PostgreSQL".
     std::string conninfo;
     bool embedded = true;
-    std::string embedded_data_dir;           // QUEEN_DATA_DIR
-    std::size_t pool_size = 0;               // 0: derived from the cores
+    std::string embedded_data_dir;  // QUEEN_DATA_DIR
+    std::size_t pool_size = 0;      // 0: derived from the cores
     // Hardening of every database connection (docs/deployment.md): TCP keepalives and user
     // timeout, the sslmode to ask for (empty: the conninfo's or libpq's), and the statement
     // timeout of request connections (0: none).
@@ -60,32 +60,32 @@ struct broker_config {
     std::chrono::milliseconds longpoll_recheck{1000};
     // Housekeeping (one elected broker): how often, and when groups/partitions count as idle.
     std::chrono::milliseconds housekeeping_interval{60000};
-    std::chrono::milliseconds claim_floor_interval{1000};  // raise of the claim floors (53_claim_floor.sql)
-    std::chrono::milliseconds stats_interval{10000};       // refresh of the stats snapshot (68_stats.sql)
+    std::chrono::milliseconds claim_floor_interval{1000};     // raise of the claim floors (53_claim_floor.sql)
+    std::chrono::milliseconds stats_interval{10000};          // refresh of the stats snapshot (68_stats.sql)
     std::chrono::milliseconds metrics_flush_interval{60000};  // activity counters to the database
-    int metrics_retention_days = 7;                        // activity rows kept (93_activity_metrics.sql)
-    std::size_t metrics_max_queues = 1000;                 // queue labels before "__other__" (docs/metrics.md)
+    int metrics_retention_days = 7;                           // activity rows kept (93_activity_metrics.sql)
+    std::size_t metrics_max_queues = 1000;                    // queue labels before "__other__" (docs/metrics.md)
     // A pop naming no subscriptionMode registers a new group from the beginning ("all") or
     // from now ("new"); DEFAULT_SUBSCRIPTION_MODE.
     bool new_groups_from_beginning = true;
-    std::chrono::seconds group_idle{0};                 // 0: consumer groups never expire
+    std::chrono::seconds group_idle{0};  // 0: consumer groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
     // Spool and maintenance (docs/maintenance-and-spool.md): where this broker's spool file
     // lives (a disk that survives restarts), its size limit (0: none), and how often the
     // maintenance flags are re-read from the database.
-    std::string encryption_key;                         // QUEEN_ENCRYPTION_KEY (64 hex chars), secret
-    std::string spool_dir;                              // QUEEN_SPOOL_DIR
-    std::uint64_t spool_max_bytes = 1ull << 30;         // QUEEN_SPOOL_MAX_BYTES
+    std::string encryption_key;                           // QUEEN_ENCRYPTION_KEY (64 hex chars), secret
+    std::string spool_dir;                                // QUEEN_SPOOL_DIR
+    std::uint64_t spool_max_bytes = 1ull << 30;           // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
-    auth::auth_config auth;                             // JWT_* (config/auth_env.hpp)
-    abuse_limits abuse;                                 // per-client limits (config/abuse_limits.hpp)
+    auth::auth_config auth;                               // JWT_* (config/auth_env.hpp)
+    abuse_limits abuse;                                   // per-client limits (config/abuse_limits.hpp)
     // Origins whose pages may call the broker from a browser (QUEEN_CORS_ORIGINS,
     // config/cors_origins.hpp): none by default, {"*"} for any.
     std::vector<std::string> cors_origins;
     // HTTPS (docs/security.md, "TLS"): PEM files; both cert and key set, or neither (plain HTTP).
-    std::string tls_cert_file;                          // QUEEN_TLS_CERT: the chain, leaf first
-    std::string tls_key_file;                           // QUEEN_TLS_KEY
-    std::string tls_client_ca_file;                     // QUEEN_TLS_CLIENT_CA: set, client certificates are required
+    std::string tls_cert_file;       // QUEEN_TLS_CERT: the chain, leaf first
+    std::string tls_key_file;        // QUEEN_TLS_KEY
+    std::string tls_client_ca_file;  // QUEEN_TLS_CLIENT_CA: set, client certificates are required
     // Which environment variable set each value describe() prints (by its label there);
     // values left at their default have no entry.
     std::map<std::string, std::string> sources;

@@ -17,9 +17,12 @@ std::string trimmed(const std::string& s) {
 // scheme://host[:port] with a host of letters, digits, '-', '.', or a bracketed IPv6 address.
 bool is_origin(const std::string& o) {
     std::string rest;
-    if (o.rfind("http://", 0) == 0) rest = o.substr(7);
-    else if (o.rfind("https://", 0) == 0) rest = o.substr(8);
-    else return false;
+    if (o.rfind("http://", 0) == 0)
+        rest = o.substr(7);
+    else if (o.rfind("https://", 0) == 0)
+        rest = o.substr(8);
+    else
+        return false;
     if (rest.empty()) return false;
     std::size_t host_end = 0;
     if (rest.front() == '[') {

@@ -37,8 +37,8 @@ std::optional<std::string> env_reader::text(const char* label, std::initializer_
     return v->value;
 }
 
-std::optional<long long> env_reader::number(const char* label, std::initializer_list<const char*> names,
-                                            long long min, long long max) {
+std::optional<long long> env_reader::number(const char* label, std::initializer_list<const char*> names, long long min,
+                                            long long max) {
     auto v = first_set(env_, names);
     if (!v) return std::nullopt;
     const long long n = parse_number(v->name, v->value, min, max);

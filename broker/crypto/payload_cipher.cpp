@@ -35,7 +35,8 @@ std::string base64(const std::vector<std::uint8_t>& bytes) {
 std::optional<std::vector<std::uint8_t>> unbase64(std::string_view text) {
     if (text.size() % 4 != 0) return std::nullopt;
     std::vector<std::uint8_t> out(text.size() / 4 * 3);
-    int n = EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
+    int n =
+        EVP_DecodeBlock(out.data(), reinterpret_cast<const unsigned char*>(text.data()), static_cast<int>(text.size()));
     if (n < 0) return std::nullopt;
     std::size_t padding = 0;
     if (!text.empty() && text.back() == '=') ++padding;

@@ -4,11 +4,11 @@
 
 #include <fmt/core.h>
 
+#include <utility>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace queen::db {
@@ -28,7 +28,7 @@ std::string quoted(std::string_view v) {
 
 // The parsed conninfo: every keyword libpq knows, with the operator's value where given.
 struct parsed_conninfo {
-    std::vector<std::pair<std::string, std::string>> given;  // in libpq's keyword order
+    std::vector<std::pair<std::string, std::string>> given;    // in libpq's keyword order
     std::vector<std::pair<std::string, std::string>> envvars;  // keyword -> libpq's variable
 
     const std::string* value(std::string_view keyword) const {

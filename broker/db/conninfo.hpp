@@ -14,8 +14,8 @@ struct connection_settings {
     std::chrono::seconds keepalives_idle{5};
     std::chrono::seconds keepalives_interval{2};
     int keepalives_count = 3;
-    std::chrono::milliseconds tcp_user_timeout{5000};  // 0: leave the kernel's
-    std::string sslmode;                               // empty: leave it to the conninfo and libpq
+    std::chrono::milliseconds tcp_user_timeout{5000};    // 0: leave the kernel's
+    std::string sslmode;                                 // empty: leave it to the conninfo and libpq
     std::chrono::milliseconds statement_timeout{30000};  // request connections only; 0: none
 };
 
@@ -31,8 +31,8 @@ using env_lookup = std::function<const char*(const char*)>;
 // settings name one), target_session_attrs=read-write, and, for request connections,
 // options=-c statement_timeout=N (appended to the operator's options unless they set it).
 // Throws std::invalid_argument when the conninfo does not parse.
-std::string hardened_conninfo(const std::string& conninfo, const connection_settings& settings,
-                              connection_role role, const env_lookup& env = &std::getenv);
+std::string hardened_conninfo(const std::string& conninfo, const connection_settings& settings, connection_role role,
+                              const env_lookup& env = &std::getenv);
 
 // The libpq sslmode values; true when `mode` is one of them.
 bool valid_sslmode(const std::string& mode);

@@ -12,11 +12,14 @@ namespace queen::db {
 class pg_array_builder {
 public:
     pg_array_builder() { out_ = "{"; }
-    void add(std::string_view value);   // quoted and escaped
+    void add(std::string_view value);  // quoted and escaped
     void add_null();
     void add_optional(std::optional<std::string_view> value) { value ? add(*value) : add_null(); }
     void add(std::int64_t value);
-    void add(bool value) { comma(); out_ += value ? "t" : "f"; }
+    void add(bool value) {
+        comma();
+        out_ += value ? "t" : "f";
+    }
     // The finished literal; the builder is then empty.
     std::string finish();
 

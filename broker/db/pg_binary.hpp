@@ -1,7 +1,7 @@
 #pragma once
 // Reading PostgreSQL binary-format values that pg_result does not type itself.
-#include "util/big_endian.hpp"
 #include "db/pg_result.hpp"
+#include "util/big_endian.hpp"
 
 #include <array>
 #include <cstdint>

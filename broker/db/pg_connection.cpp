@@ -19,8 +19,8 @@ using wait_type = asio::posix::descriptor_base::wait_type;
 
 namespace {
 
-constexpr const char* kConnectionFailure = "08006";      // connection_failure
-constexpr const char* kCannotConnect = "08001";          // sqlclient_unable_to_establish_sqlconnection
+constexpr const char* kConnectionFailure = "08006";       // connection_failure
+constexpr const char* kCannotConnect = "08001";           // sqlclient_unable_to_establish_sqlconnection
 constexpr const char* kConnectionDoesNotExist = "08003";  // connection_does_not_exist
 
 void ignore_notice(void*, const char*) {}
@@ -133,7 +133,8 @@ asio::awaitable<void> pg_connection::wait(wait_type what) {
 }
 
 asio::awaitable<void> pg_connection::wait_readable() {
-    if (!conn_ || broken_) throw pg_error(pg_error_kind::connection_lost, kConnectionDoesNotExist, "connection is closed");
+    if (!conn_ || broken_)
+        throw pg_error(pg_error_kind::connection_lost, kConnectionDoesNotExist, "connection is closed");
     co_await wait(wait_type::wait_read);
     if (!PQconsumeInput(conn_) || PQstatus(conn_) != CONNECTION_OK)
         fail(kConnectionFailure, "lost the connection to PostgreSQL");
@@ -163,9 +164,9 @@ PGTransactionStatusType pg_connection::transaction_status() const noexcept {
     return conn_ ? PQtransactionStatus(conn_) : PQTRANS_UNKNOWN;
 }
 
-asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_param> params,
-                                               result_format format) {
-    if (!conn_ || broken_) throw pg_error(pg_error_kind::connection_lost, kConnectionDoesNotExist, "connection is closed");
+asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_param> params, result_format format) {
+    if (!conn_ || broken_)
+        throw pg_error(pg_error_kind::connection_lost, kConnectionDoesNotExist, "connection is closed");
     if (busy_) throw std::logic_error("pg_connection::exec: another statement is in flight");
 
     const int n = static_cast<int>(params.size());
@@ -213,8 +214,7 @@ asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_p
             PQclear(r);
             fail(kConnectionFailure, "copy results are not supported by pg_connection::exec");
         }
-        if (!result.get() ||
-            (st == PGRES_FATAL_ERROR && PQresultStatus(result.get()) != PGRES_FATAL_ERROR)) {
+        if (!result.get() || (st == PGRES_FATAL_ERROR && PQresultStatus(result.get()) != PGRES_FATAL_ERROR)) {
             result = pg_result(r);
         } else {
             PQclear(r);
@@ -227,30 +227,31 @@ asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_p
     if (!result.get()) fail(kConnectionFailure, "no result from PostgreSQL");
 
     switch (PQresultStatus(result.get())) {
-    case PGRES_TUPLES_OK:
-    case PGRES_COMMAND_OK:
-    case PGRES_EMPTY_QUERY:
-    case PGRES_SINGLE_TUPLE:
-        co_return result;
-    case PGRES_FATAL_ERROR: {
-        const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
-        const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
-        std::string sqlstate = state ? state : "";
-        std::string message = primary ? primary : trimmed(PQresultErrorMessage(result.get()));
-        pg_error_kind kind = classify_sqlstate(sqlstate);
-        if (sqlstate.empty() && lost) {
-            kind = pg_error_kind::connection_lost;
-            sqlstate = kConnectionFailure;
+        case PGRES_TUPLES_OK:
+        case PGRES_COMMAND_OK:
+        case PGRES_EMPTY_QUERY:
+        case PGRES_SINGLE_TUPLE:
+            co_return result;
+        case PGRES_FATAL_ERROR: {
+            const char* state = PQresultErrorField(result.get(), PG_DIAG_SQLSTATE);
+            const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
+            std::string sqlstate = state ? state : "";
+            std::string message = primary ? primary : trimmed(PQresultErrorMessage(result.get()));
+            pg_error_kind kind = classify_sqlstate(sqlstate);
+            if (sqlstate.empty() && lost) {
+                kind = pg_error_kind::connection_lost;
+                sqlstate = kConnectionFailure;
+            }
+            if (kind == pg_error_kind::connection_lost) broken_ = true;
+            throw pg_error(kind, std::move(sqlstate), std::move(message));
         }
-        if (kind == pg_error_kind::connection_lost) broken_ = true;
-        throw pg_error(kind, std::move(sqlstate), std::move(message));
-    }
-    default: {
-        std::string message = trimmed(PQresultErrorMessage(result.get()));
-        if (message.empty()) message = fmt::format("unexpected result status {}", PQresStatus(PQresultStatus(result.get())));
-        if (lost) throw pg_error(pg_error_kind::connection_lost, kConnectionFailure, std::move(message));
-        throw pg_error(pg_error_kind::other, "", std::move(message));
-    }
+        default: {
+            std::string message = trimmed(PQresultErrorMessage(result.get()));
+            if (message.empty())
+                message = fmt::format("unexpected result status {}", PQresStatus(PQresultStatus(result.get())));
+            if (lost) throw pg_error(pg_error_kind::connection_lost, kConnectionFailure, std::move(message));
+            throw pg_error(pg_error_kind::other, "", std::move(message));
+        }
     }
 }
 

@@ -35,8 +35,9 @@ public:
 
     // Opens a connection on a private strand of `executor`; callable from any coroutine.
     // Throws pg_error(connection_lost) on failure or after `timeout`.
-    static boost::asio::awaitable<std::unique_ptr<pg_connection>> open(
-        boost::asio::any_io_executor executor, std::string conninfo, std::chrono::milliseconds timeout);
+    static boost::asio::awaitable<std::unique_ptr<pg_connection>> open(boost::asio::any_io_executor executor,
+                                                                       std::string conninfo,
+                                                                       std::chrono::milliseconds timeout);
 
     // Connects with PQconnectStartParams/PQconnectPoll (fallback_application_name=queen).
     // Must be awaited from a coroutine running on executor().

@@ -85,7 +85,8 @@ asio::awaitable<void> pg_listener_state::run(std::shared_ptr<pg_listener_state> 
             co_await self->conn->connect(self->conninfo, kConnectTimeout);
             for (const auto& channel : self->channels) {
                 if (self->stopped) break;
-                co_await self->conn->exec("LISTEN " + quote_ident(channel), std::vector<pg_param>(), result_format::text);
+                co_await self->conn->exec("LISTEN " + quote_ident(channel), std::vector<pg_param>(),
+                                          result_format::text);
             }
             if (self->stopped) break;
             backoff = kMinBackoff;
@@ -119,9 +120,13 @@ pg_listener::pg_listener(asio::any_io_executor executor, std::string conninfo, s
     : state_(std::make_shared<pg_listener_state>(std::move(executor), std::move(conninfo), std::move(channels),
                                                  std::move(handlers))) {}
 
-pg_listener::~pg_listener() { stop(); }
+pg_listener::~pg_listener() {
+    stop();
+}
 
-bool pg_listener::connected() const noexcept { return state_->listening.load(); }
+bool pg_listener::connected() const noexcept {
+    return state_->listening.load();
+}
 
 void pg_listener::start() {
     if (state_->stopped || state_->started.exchange(true)) return;

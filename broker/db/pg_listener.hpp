@@ -19,8 +19,8 @@ struct pg_listener_handlers {
 
 class pg_listener {
 public:
-    pg_listener(boost::asio::any_io_executor executor, std::string conninfo,
-                std::vector<std::string> channels, pg_listener_handlers handlers);
+    pg_listener(boost::asio::any_io_executor executor, std::string conninfo, std::vector<std::string> channels,
+                pg_listener_handlers handlers);
     ~pg_listener();
     void start();
     void stop();

@@ -53,15 +53,15 @@ private:
     struct waiter {
         explicit waiter(const asio::any_io_executor& ex) : timer(ex) {}
         asio::steady_timer timer;
-        bool signalled = false;                 // handed something (or the pool closed)
-        std::unique_ptr<pg_connection> conn;    // a connection handed over
-        bool slot = false;                      // or the right to open a new one
+        bool signalled = false;               // handed something (or the pool closed)
+        std::unique_ptr<pg_connection> conn;  // a connection handed over
+        bool slot = false;                    // or the right to open a new one
     };
 
     asio::awaitable<void> park(std::shared_ptr<waiter> w);
     void signal(const std::shared_ptr<waiter>& w);  // under mu_
-    void free_slot();                                // a counted connection went away
-    asio::awaitable<pooled_connection> open_new();   // the caller holds a slot
+    void free_slot();                               // a counted connection went away
+    asio::awaitable<pooled_connection> open_new();  // the caller holds a slot
     static asio::awaitable<void> rollback_and_release(std::shared_ptr<pg_pool_state> self,
                                                       std::unique_ptr<pg_connection> conn);
 
@@ -79,7 +79,10 @@ private:
 
 pg_pool_stats pg_pool_state::stats() {
     std::lock_guard lock(mu_);
-    return pg_pool_stats{options_.size, open_, idle_.size(), waiters_.size(),
+    return pg_pool_stats{options_.size,
+                         open_,
+                         idle_.size(),
+                         waiters_.size(),
                          statements_completed_.load(std::memory_order_relaxed),
                          statements_failed_.load(std::memory_order_relaxed)};
 }
@@ -316,17 +319,25 @@ asio::awaitable<pg_result> pooled_connection::exec(std::string_view sql, const s
 pg_pool::pg_pool(asio::any_io_executor executor, pg_pool_options options)
     : state_(std::make_shared<pg_pool_state>(std::move(executor), std::move(options))) {}
 
-pg_pool::~pg_pool() { close(); }
+pg_pool::~pg_pool() {
+    close();
+}
 
-asio::awaitable<pooled_connection> pg_pool::acquire() { return acquire_from(state_); }
+asio::awaitable<pooled_connection> pg_pool::acquire() {
+    return acquire_from(state_);
+}
 
 asio::awaitable<pg_result> pg_pool::exec(std::string_view sql, const std::vector<pg_param>& params,
                                          result_format format) {
     return acquire_and_exec(state_, std::string(sql), params, format);
 }
 
-void pg_pool::close() { state_->close(); }
+void pg_pool::close() {
+    state_->close();
+}
 
-pg_pool_stats pg_pool::stats() const { return state_->stats(); }
+pg_pool_stats pg_pool::stats() const {
+    return state_->stats();
+}
 
 }  // namespace queen::db

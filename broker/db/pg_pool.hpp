@@ -10,9 +10,9 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,8 +52,8 @@ private:
 };
 
 struct pg_pool_options {
-    std::string conninfo;          // libpq connection string
-    std::size_t size = 4;          // maximum open connections
+    std::string conninfo;                              // libpq connection string
+    std::size_t size = 4;                              // maximum open connections
     std::chrono::milliseconds acquire_timeout{10000};  // then pg_error(connection_lost)
     // Optional observers (metrics): how long an acquirer that found no free connection waited,
     // and the SQLSTATE of each failed statement (errors our procedures raise excluded).
@@ -63,8 +63,8 @@ struct pg_pool_options {
 
 // A point-in-time view of a pool, and its statement counters since it was made.
 struct pg_pool_stats {
-    std::size_t size = 0;     // maximum open connections
-    std::size_t open = 0;     // open or being opened
+    std::size_t size = 0;  // maximum open connections
+    std::size_t open = 0;  // open or being opened
     std::size_t idle = 0;
     std::size_t waiting = 0;  // acquirers waiting for a connection
     std::uint64_t statements_completed = 0;

@@ -7,14 +7,18 @@ namespace {
 // Type OIDs of pg_type.dat.
 db::value_kind kind_of(Oid type) {
     switch (type) {
-        case 16: return db::value_kind::boolean;
+        case 16:
+            return db::value_kind::boolean;
         case 20:
         case 21:
-        case 23: return db::value_kind::integer;
+        case 23:
+            return db::value_kind::integer;
         case 700:
         case 701:
-        case 1700: return db::value_kind::number;
-        default: return db::value_kind::text;
+        case 1700:
+            return db::value_kind::number;
+        default:
+            return db::value_kind::text;
     }
 }
 
@@ -32,8 +36,10 @@ db::record_set to_record_set(const pg_result& res) {
         auto& row = out.rows.emplace_back();
         row.reserve(static_cast<std::size_t>(columns));
         for (int c = 0; c < columns; ++c) {
-            if (res.is_null(r, c)) row.emplace_back();
-            else row.emplace_back(std::string(res.text(r, c)));
+            if (res.is_null(r, c))
+                row.emplace_back();
+            else
+                row.emplace_back(std::string(res.text(r, c)));
         }
     }
     return out;

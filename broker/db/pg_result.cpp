@@ -23,9 +23,13 @@ using util::load_be;
 
 }  // namespace
 
-int pg_result::rows() const noexcept { return res_ ? PQntuples(res_.get()) : 0; }
+int pg_result::rows() const noexcept {
+    return res_ ? PQntuples(res_.get()) : 0;
+}
 
-int pg_result::columns() const noexcept { return res_ ? PQnfields(res_.get()) : 0; }
+int pg_result::columns() const noexcept {
+    return res_ ? PQnfields(res_.get()) : 0;
+}
 
 int pg_result::column(const char* name) const {
     int c = res_ ? PQfnumber(res_.get(), name) : -1;
@@ -45,8 +49,8 @@ bool pg_result::binary(int col) const noexcept {
 
 std::string_view pg_result::text(int row, int col) const {
     if (!res_ || row < 0 || col < 0 || row >= rows() || col >= columns())
-        throw std::out_of_range(fmt::format("result cell ({}, {}) out of range ({} rows, {} columns)",
-                                            row, col, rows(), columns()));
+        throw std::out_of_range(
+            fmt::format("result cell ({}, {}) out of range ({} rows, {} columns)", row, col, rows(), columns()));
     const char* v = PQgetvalue(res_.get(), row, col);
     int len = PQgetlength(res_.get(), row, col);
     return {v, static_cast<std::size_t>(len)};
@@ -70,30 +74,28 @@ std::int64_t pg_result::int64(int row, int col) const {
     if (binary(col)) {
         const Oid type = PQftype(res_.get(), col);
         switch (v.size()) {
-        case 2:
-            if (type == kInt2Oid || type == 0)
-                return static_cast<std::int16_t>(static_cast<std::uint16_t>(load_be(v.data(), 2)));
-            break;
-        case 4:
-            if (type == kOidOid) return static_cast<std::int64_t>(load_be(v.data(), 4));
-            if (type == kInt4Oid || type == 0)
-                return static_cast<std::int32_t>(static_cast<std::uint32_t>(load_be(v.data(), 4)));
-            break;
-        case 8:
-            if (type == kInt8Oid || type == 0) return static_cast<std::int64_t>(load_be(v.data(), 8));
-            break;
-        default:
-            break;
+            case 2:
+                if (type == kInt2Oid || type == 0)
+                    return static_cast<std::int16_t>(static_cast<std::uint16_t>(load_be(v.data(), 2)));
+                break;
+            case 4:
+                if (type == kOidOid) return static_cast<std::int64_t>(load_be(v.data(), 4));
+                if (type == kInt4Oid || type == 0)
+                    return static_cast<std::int32_t>(static_cast<std::uint32_t>(load_be(v.data(), 4)));
+                break;
+            case 8:
+                if (type == kInt8Oid || type == 0) return static_cast<std::int64_t>(load_be(v.data(), 8));
+                break;
+            default:
+                break;
         }
         throw std::runtime_error(fmt::format(
-            "int64({}, {}): binary value of type oid {} and {} bytes is not an integer", row, col,
-            type, v.size()));
+            "int64({}, {}): binary value of type oid {} and {} bytes is not an integer", row, col, type, v.size()));
     }
     std::int64_t out = 0;
     auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
     if (ec != std::errc() || ptr != v.data() + v.size())
-        throw std::runtime_error(
-            fmt::format("int64({}, {}): \"{}\" is not a 64-bit integer", row, col, v));
+        throw std::runtime_error(fmt::format("int64({}, {}): \"{}\" is not a 64-bit integer", row, col, v));
     return out;
 }
 

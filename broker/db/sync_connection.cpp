@@ -11,7 +11,9 @@ namespace {
 
 constexpr const char* cannot_connect = "08001";  // sqlclient_unable_to_establish_sqlconnection
 
-std::string message_of(PGconn* conn) { return conn ? PQerrorMessage(conn) : "out of memory"; }
+std::string message_of(PGconn* conn) {
+    return conn ? PQerrorMessage(conn) : "out of memory";
+}
 
 }  // namespace
 
@@ -34,7 +36,8 @@ sync_connection sync_connection::connect_with_retry(const std::string& conninfo,
     }
 }
 
-pg_result sync_connection::exec(const std::string& sql, const std::string& what, const std::vector<std::string>& params) {
+pg_result sync_connection::exec(const std::string& sql, const std::string& what,
+                                const std::vector<std::string>& params) {
     std::vector<const char*> values;
     for (const auto& p : params) values.push_back(p.c_str());
     // Without parameters, the simple protocol: a migration or procedure file is many statements.

@@ -11,8 +11,8 @@ namespace queen::domain {
 std::string message_id(std::int64_t partition_id, std::int64_t offset) {
     auto p = static_cast<std::uint64_t>(partition_id);
     auto o = static_cast<std::uint64_t>(offset);
-    return fmt::format(FMT_COMPILE("{:08x}-{:04x}-{:04x}-{:04x}-{:04x}{:08x}"), p >> 32, (p >> 16) & 0xffff, p & 0xffff, o >> 48,
-                       (o >> 32) & 0xffff, o & 0xffffffffULL);
+    return fmt::format(FMT_COMPILE("{:08x}-{:04x}-{:04x}-{:04x}-{:04x}{:08x}"), p >> 32, (p >> 16) & 0xffff, p & 0xffff,
+                       o >> 48, (o >> 32) & 0xffff, o & 0xffffffffULL);
 }
 
 std::optional<std::pair<std::int64_t, std::int64_t>> parse_message_id(std::string_view id) {
@@ -39,8 +39,8 @@ std::string iso_time(std::int64_t unix_micros) {
     std::time_t t = static_cast<std::time_t>(secs);
     std::tm tm{};
     gmtime_r(&t, &tm);
-    return fmt::format(FMT_COMPILE("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z"), tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                       tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
+    return fmt::format(FMT_COMPILE("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z"), tm.tm_year + 1900, tm.tm_mon + 1,
+                       tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, micros);
 }
 
 std::optional<std::string> iso_time(const std::optional<std::int64_t>& unix_micros) {

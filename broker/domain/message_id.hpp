@@ -1,10 +1,10 @@
 #pragma once
 // Message identity and time stamps as the API shows them.
+#include <utility>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 
 namespace queen::domain {
 

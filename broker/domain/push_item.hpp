@@ -11,17 +11,17 @@ struct push_item {
     std::string queue;
     std::string partition;
     std::string transaction_id;
-    std::optional<std::string> trace_id;      // canonical UUID text
+    std::optional<std::string> trace_id;  // canonical UUID text
     std::optional<std::string> producer_sub;
-    std::string payload;                      // JSON text
+    std::string payload;  // JSON text
 
     bool operator==(const push_item&) const = default;
 };
 
 struct push_outcome {
-    bool queued = false;                      // false: duplicate
+    bool queued = false;  // false: duplicate
     std::int64_t partition_id = 0;
-    std::int64_t offset = 0;                  // of the stored message (the original for a duplicate)
+    std::int64_t offset = 0;  // of the stored message (the original for a duplicate)
     std::optional<std::int64_t> created_at_us;
 };
 

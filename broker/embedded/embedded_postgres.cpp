@@ -1,7 +1,7 @@
 #include "embedded/embedded_postgres.hpp"
 
-#include "util/unique_fd.hpp"
 #include "schema/migrator.hpp"
+#include "util/unique_fd.hpp"
 
 #include <fmt/core.h>
 #include <libpq-fe.h>
@@ -41,18 +41,18 @@ struct server_user {
     std::vector<gid_t> groups;
 };
 
-
 namespace fs = std::filesystem;
 
 namespace {
-
 
 struct process_result {
     int status = -1;  // exit code, 128+signal when killed
     std::string output;
 };
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
 
 std::string trim(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
@@ -193,8 +193,8 @@ bool has_server_binaries(const fs::path& dir) {
 std::string find_bin_dir(const std::string& configured) {
     if (!configured.empty()) {
         if (!has_server_binaries(configured))
-            throw std::runtime_error(fmt::format(
-                "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in {}", configured));
+            throw std::runtime_error(
+                fmt::format("PostgreSQL server binaries (initdb, pg_ctl, postgres) not found in {}", configured));
         return configured;
     }
     std::vector<std::string> tried;
@@ -225,10 +225,10 @@ std::string find_bin_dir(const std::string& configured) {
         fs::path dir = fs::path(*initdb).parent_path();
         if (has_server_binaries(dir)) return dir.string();
     }
-    throw std::runtime_error(fmt::format(
-        "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found{}{}; install the PostgreSQL "
-        "server (e.g. apt-get install postgresql-15) or configure its bin directory",
-        tried.empty() ? "" : " (looked in ", tried.empty() ? "" : join(tried) + ")"));
+    throw std::runtime_error(
+        fmt::format("PostgreSQL server binaries (initdb, pg_ctl, postgres) not found{}{}; install the PostgreSQL "
+                    "server (e.g. apt-get install postgresql-15) or configure its bin directory",
+                    tried.empty() ? "" : " (looked in ", tried.empty() ? "" : join(tried) + ")"));
 }
 
 std::uint32_t fnv1a(const std::string& s) {
@@ -287,7 +287,8 @@ void create_parents(const fs::path& dir) {
         if (mkdir(acc.c_str(), 0755) == 0) {
             (void)chmod(acc.c_str(), 0755);
         } else if (errno != EEXIST) {
-            throw std::runtime_error(fmt::format("cannot create the directory {}: {}", acc.string(), errno_text(errno)));
+            throw std::runtime_error(
+                fmt::format("cannot create the directory {}: {}", acc.string(), errno_text(errno)));
         }
     }
 }
@@ -356,22 +357,26 @@ server_user resolve_server_user() {
 fs::path prepare_socket_dir(const fs::path& data_dir, const server_user& user) {
     const fs::path dir = fmt::format("/tmp/queen-pg-{:08x}", fnv1a(data_dir.string()));
     if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
-        throw std::runtime_error(fmt::format("cannot create the socket directory {}: {}", dir.string(), errno_text(errno)));
+        throw std::runtime_error(
+            fmt::format("cannot create the socket directory {}: {}", dir.string(), errno_text(errno)));
     struct stat st {};
     if (lstat(dir.c_str(), &st) != 0)
-        throw std::runtime_error(fmt::format("cannot inspect the socket directory {}: {}", dir.string(), errno_text(errno)));
+        throw std::runtime_error(
+            fmt::format("cannot inspect the socket directory {}: {}", dir.string(), errno_text(errno)));
     if (!S_ISDIR(st.st_mode))
-        throw std::runtime_error(fmt::format("the socket directory {} exists but is not a directory; remove it", dir.string()));
+        throw std::runtime_error(
+            fmt::format("the socket directory {} exists but is not a directory; remove it", dir.string()));
     if (st.st_uid != user.uid) {
         if (geteuid() == 0) {
             chown_or_throw(dir, user);
         } else {
-            throw std::runtime_error(fmt::format(
-                "the socket directory {} belongs to another user (uid {}); remove it", dir.string(), st.st_uid));
+            throw std::runtime_error(fmt::format("the socket directory {} belongs to another user (uid {}); remove it",
+                                                 dir.string(), st.st_uid));
         }
     }
     if (chmod(dir.c_str(), 0700) != 0)
-        throw std::runtime_error(fmt::format("cannot chmod the socket directory {}: {}", dir.string(), errno_text(errno)));
+        throw std::runtime_error(
+            fmt::format("cannot chmod the socket directory {}: {}", dir.string(), errno_text(errno)));
     return dir;
 }
 
@@ -424,8 +429,10 @@ embedded_postgres::embedded_postgres(embedded_options options) : options_(std::m
     const fs::path log = prepare_server_log(user);
     socket_dir_ = prepare_socket_dir(options_.data_dir, user);
     unused_socket_dir socket_guard{socket_dir_};
-    if (!initialized) init_cluster(user);
-    else check_cluster_version();
+    if (!initialized)
+        init_cluster(user);
+    else
+        check_cluster_version();
     if (!adopt_running_server(user, socket_guard.armed)) {
         start_server(user, log);
         socket_guard.armed = false;
@@ -456,7 +463,8 @@ bool embedded_postgres::prepare_data_dir(const server_user& user) {
     fs::path data = options_.data_dir;
     create_parents(data.parent_path());
     if (mkdir(data.c_str(), 0700) != 0 && errno != EEXIST)
-        throw std::runtime_error(fmt::format("cannot create the data directory {}: {}", data.string(), errno_text(errno)));
+        throw std::runtime_error(
+            fmt::format("cannot create the data directory {}: {}", data.string(), errno_text(errno)));
     data = fs::canonical(data);
     options_.data_dir = data;
     const bool initialized = fs::exists(data / "PG_VERSION");
@@ -484,7 +492,8 @@ bool embedded_postgres::prepare_data_dir(const server_user& user) {
 fs::path embedded_postgres::prepare_server_log(const server_user& user) {
     const fs::path log = options_.data_dir.parent_path() / "postgres.log";
     util::unique_fd fd(open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640));
-    if (!fd) throw std::runtime_error(fmt::format("cannot create the server log {}: {}", log.string(), errno_text(errno)));
+    if (!fd)
+        throw std::runtime_error(fmt::format("cannot create the server log {}: {}", log.string(), errno_text(errno)));
     if (!user.name.empty() && fchown(fd.get(), user.uid, user.gid) != 0)
         throw std::runtime_error(fmt::format("cannot give {} to {}: {}", log.string(), user.name, errno_text(errno)));
     return log;
@@ -492,10 +501,10 @@ fs::path embedded_postgres::prepare_server_log(const server_user& user) {
 
 void embedded_postgres::init_cluster(const server_user& user) {
     const fs::path& data = options_.data_dir;
-    auto res = run_process({(fs::path(options_.bin_dir) / "initdb").string(), "-D", data.string(), "-U", "postgres",
-                            "--encoding=UTF8", "--locale=C", "--auth-local=trust", "--auth-host=reject",
-                            "--data-checksums", "--no-instructions"},
-                           &user);
+    auto res = run_process(
+        {(fs::path(options_.bin_dir) / "initdb").string(), "-D", data.string(), "-U", "postgres", "--encoding=UTF8",
+         "--locale=C", "--auth-local=trust", "--auth-host=reject", "--data-checksums", "--no-instructions"},
+        &user);
     if (res.status != 0)
         throw std::runtime_error(
             fmt::format("initdb failed for {} (exit status {}):\n{}", data.string(), res.status, trim(res.output)));
@@ -532,10 +541,10 @@ bool embedded_postgres::adopt_running_server(const server_user& user, bool& own_
     }
     socket_dir_ = pf->socket_dir;
     if (!wait_for_ping(make_conninfo(socket_dir_, port_, "postgres"), std::chrono::seconds(60)))
-        throw std::runtime_error(fmt::format(
-            "a PostgreSQL server (pid {}) is running on {} but does not answer on {}; stop it with "
-            "`{} stop -D {}`",
-            pf->pid, data.string(), socket_dir_.string(), pg_ctl, data.string()));
+        throw std::runtime_error(
+            fmt::format("a PostgreSQL server (pid {}) is running on {} but does not answer on {}; stop it with "
+                        "`{} stop -D {}`",
+                        pf->pid, data.string(), socket_dir_.string(), pg_ctl, data.string()));
     adopted_ = true;
     own_socket_dir_unused = false;
     return true;
@@ -544,16 +553,17 @@ bool embedded_postgres::adopt_running_server(const server_user& user, bool& own_
 void embedded_postgres::start_server(const server_user& user, const fs::path& log) {
     const fs::path& data = options_.data_dir;
     const std::string pg_ctl = (fs::path(options_.bin_dir) / "pg_ctl").string();
-    const std::string server_options =
-        fmt::format("-c listen_addresses='' -c port={} -c unix_socket_directories='{}' "
-                    "-c unix_socket_permissions=0700 -c fsync=on",
-                    port_, socket_dir_.string());
+    const std::string server_options = fmt::format(
+        "-c listen_addresses='' -c port={} -c unix_socket_directories='{}' "
+        "-c unix_socket_permissions=0700 -c fsync=on",
+        port_, socket_dir_.string());
     auto res = run_process(
         {pg_ctl, "start", "-w", "-t", "120", "-D", data.string(), "-l", log.string(), "-o", server_options}, &user);
     if (res.status != 0)
-        throw std::runtime_error(fmt::format("cannot start PostgreSQL on {} (pg_ctl exit status {}):\n{}\n"
-                                             "server log {}:\n{}",
-                                             data.string(), res.status, trim(res.output), log.string(), log_tail(log)));
+        throw std::runtime_error(
+            fmt::format("cannot start PostgreSQL on {} (pg_ctl exit status {}):\n{}\n"
+                        "server log {}:\n{}",
+                        data.string(), res.status, trim(res.output), log.string(), log_tail(log)));
 }
 
 embedded_postgres::~embedded_postgres() {

@@ -10,8 +10,8 @@ namespace queen::embedded {
 struct server_user;  // who the server runs as (embedded_postgres.cpp)
 
 struct embedded_options {
-    std::filesystem::path data_dir;    // empty: default_data_dir()
-    std::string bin_dir;               // empty: found via pg_config or /usr/lib/postgresql/15/bin
+    std::filesystem::path data_dir;  // empty: default_data_dir()
+    std::string bin_dir;             // empty: found via pg_config or /usr/lib/postgresql/15/bin
     std::string database = "queen";
 };
 

@@ -19,7 +19,7 @@ public:
     static constexpr std::chrono::seconds log_interval{1};
 
     struct decision {
-        std::chrono::milliseconds wait{0};   // before the next accept
+        std::chrono::milliseconds wait{0};    // before the next accept
         std::optional<std::string> log_line;  // to log now (warn)
     };
 

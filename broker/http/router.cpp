@@ -1,8 +1,8 @@
 #include "http/router.hpp"
 
-#include "util/utf8.hpp"
 #include "http/responses.hpp"
 #include "http/url.hpp"
+#include "util/utf8.hpp"
 
 #include <algorithm>
 
@@ -172,8 +172,10 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
         co_return;
     }
     // Re-match to collect this route's parameters (the loop may have matched others after).
-    if (found == &fallback_) params.clear();
-    else match(found->pattern, segments, params);
+    if (found == &fallback_)
+        params.clear();
+    else
+        match(found->pattern, segments, params);
     out.route_name = found->path;
     if (auto why = invalid_url_value(found->pattern, params, target->query); !why.empty()) {
         out.answer = error(bhttp::status::bad_request, why);
@@ -201,8 +203,8 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
 
 boost::asio::awaitable<response> router::dispatch(const request& req, admission admitted, client_presence& client,
                                                   boost::asio::any_io_executor executor, dispatch_info& info) const {
-    request_context ctx{req, std::move(admitted.params_), std::move(admitted.query_), client, executor, {}, {},
-                        std::move(admitted.subject_)};
+    request_context ctx{req, std::move(admitted.params_), std::move(admitted.query_), client, executor, {},
+                        {},  std::move(admitted.subject_)};
     ctx.caller_admin = admitted.caller_admin_;
     std::exception_ptr failure;
     response res;

@@ -42,8 +42,8 @@ using failure_mapper = std::function<failure_answer(std::exception_ptr, const re
 
 // What dispatch tells its caller about the request beyond the response.
 struct dispatch_info {
-    std::chrono::steady_clock::duration parked{};     // time the handler spent parked
-    std::function<void()> on_write_failed;            // called when the response could not be written
+    std::chrono::steady_clock::duration parked{};  // time the handler spent parked
+    std::function<void()> on_write_failed;         // called when the response could not be written
 };
 
 class router {

@@ -80,7 +80,9 @@ asio::awaitable<void> discard_unread_body(beast::tcp_stream& stream) {
     for (std::size_t dropped = 0; !ec && dropped < linger_bytes;)
         dropped += co_await stream.async_read_some(asio::buffer(sink), redirect_error(use_awaitable, ec));
 }
-asio::awaitable<void> discard_unread_body(tls_stream&) { co_return; }
+asio::awaitable<void> discard_unread_body(tls_stream&) {
+    co_return;
+}
 
 // Writes `res` (an answer given before a request was dispatched) within the write timeout,
 // and tells the observers it was answered (route "refused" unless admission matched one,
@@ -88,8 +90,8 @@ asio::awaitable<void> discard_unread_body(tls_stream&) { co_return; }
 // called for it already. keep_alive: the connection may serve another request; otherwise it
 // ends, its unread body discarded.
 template <class Stream>
-asio::awaitable<bool> answer_early(Stream& stream, response res, const server_options& options,
-                                   std::string_view route, std::string_view method, bool started, bool keep_alive) {
+asio::awaitable<bool> answer_early(Stream& stream, response res, const server_options& options, std::string_view route,
+                                   std::string_view method, bool started, bool keep_alive) {
     if (!started && options.on_request_started) options.on_request_started();
     const auto begun = std::chrono::steady_clock::now();
     add_common_headers(res);
@@ -106,7 +108,8 @@ asio::awaitable<bool> answer_early(Stream& stream, response res, const server_op
 
 // The answer to a request whose reading failed with `ec`, or nullopt when the connection
 // just ends (the client closed it, a timeout, a network error).
-std::optional<response> reading_failure(const beast::error_code& ec, const bhttp::request_parser<bhttp::string_body>& parser,
+std::optional<response> reading_failure(const beast::error_code& ec,
+                                        const bhttp::request_parser<bhttp::string_body>& parser,
                                         const server_options& options) {
     if (ec == bhttp::error::header_limit) {
         const auto too_many = header_count_violation(parser.get().base(), options.headers);
@@ -174,9 +177,9 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
             break;
         }
         if (!connection_slot) {
-            response res = error(bhttp::status::too_many_requests,
-                                 "too many open connections from this address (the limit is " +
-                                     std::to_string(connections.limit()) + ")");
+            response res =
+                error(bhttp::status::too_many_requests, "too many open connections from this address (the limit is " +
+                                                            std::to_string(connections.limit()) + ")");
             res.set(bhttp::field::retry_after, "1");
             co_await answer_early(stream, std::move(res), options, "refused", method, false, false);
             break;
@@ -252,7 +255,10 @@ void log_session_failure(std::exception_ptr e) {
 }  // namespace
 
 server::server(asio::io_context& ioc, const router& routes, server_options options)
-    : ioc_(ioc), routes_(routes), options_(std::move(options)), acceptor_(asio::make_strand(ioc)),
+    : ioc_(ioc),
+      routes_(routes),
+      options_(std::move(options)),
+      acceptor_(asio::make_strand(ioc)),
       connections_(options_.max_connections_per_client) {
     auto address = asio::ip::make_address(options_.host);
     asio::ip::tcp::endpoint endpoint{address, options_.port};
@@ -299,10 +305,10 @@ asio::awaitable<void> server::accept_loop() {
             asio::co_spawn(executor, run_session(context, std::move(stream), routes_, options_, active_, connections_),
                            log_session_failure);
         } else {
-            asio::co_spawn(executor,
-                           run_session(nullptr, beast::tcp_stream(std::move(socket)), routes_, options_, active_,
-                                       connections_),
-                           log_session_failure);
+            asio::co_spawn(
+                executor,
+                run_session(nullptr, beast::tcp_stream(std::move(socket)), routes_, options_, active_, connections_),
+                log_session_failure);
         }
     }
 }

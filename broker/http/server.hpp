@@ -29,8 +29,8 @@ struct server_options {
     std::chrono::seconds read_timeout{60};
     std::chrono::seconds idle_timeout{75};
     std::chrono::seconds write_timeout{60};
-    header_limits headers;                        // 431 beyond them
-    std::size_t max_connections_per_client = 0;   // 429 beyond it; 0: any number
+    header_limits headers;                       // 431 beyond them
+    std::size_t max_connections_per_client = 0;  // 429 beyond it; 0: any number
     std::chrono::seconds tls_shutdown_timeout{5};
     // Set: HTTPS with the holder's current context; null: plain HTTP.
     std::shared_ptr<const tls_context_holder> tls;

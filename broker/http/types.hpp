@@ -23,10 +23,10 @@ using response = bhttp::response<bhttp::string_body>;
 // What a handler sees of one request.
 struct request_context {
     const request& req;
-    std::vector<std::string> path_params;           // percent-decoded, in pattern order
-    std::map<std::string, std::string> query;       // percent-decoded; last value wins
-    client_presence& client;                        // to notice a client that goes away
-    boost::asio::any_io_executor executor;          // the connection's strand
+    std::vector<std::string> path_params;      // percent-decoded, in pattern order
+    std::map<std::string, std::string> query;  // percent-decoded; last value wins
+    client_presence& client;                   // to notice a client that goes away
+    boost::asio::any_io_executor executor;     // the connection's strand
     // Called when the response could not be written (the client is gone).
     std::function<void()> on_write_failed;
     // Time the handler spent parked (a long-poll's wait), left out of the request's latency.

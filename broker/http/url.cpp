@@ -47,7 +47,7 @@ std::optional<parsed_target> parse_target(std::string_view target) {
             auto eq = pair.find('=');
             auto key = percent_decode(pair.substr(0, eq), true);
             auto value = eq == std::string_view::npos ? std::optional<std::string>("")
-                                                       : percent_decode(pair.substr(eq + 1), true);
+                                                      : percent_decode(pair.substr(eq + 1), true);
             if (!key || !value) return std::nullopt;
             out.query[*key] = *value;
         }

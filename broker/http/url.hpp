@@ -12,7 +12,7 @@ namespace queen::http {
 std::optional<std::string> percent_decode(std::string_view s, bool plus_is_space);
 
 struct parsed_target {
-    std::vector<std::string> segments;  // raw (still encoded) path segments
+    std::vector<std::string> segments;         // raw (still encoded) path segments
     std::map<std::string, std::string> query;  // decoded
 };
 

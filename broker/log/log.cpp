@@ -13,16 +13,22 @@ std::mutex write_mutex;
 
 const char* name(level l) {
     switch (l) {
-        case level::debug: return "DEBUG";
-        case level::info: return "INFO";
-        case level::warn: return "WARN";
-        case level::error: return "ERROR";
+        case level::debug:
+            return "DEBUG";
+        case level::info:
+            return "INFO";
+        case level::warn:
+            return "WARN";
+        case level::error:
+            return "ERROR";
     }
     return "?";
 }
 }  // namespace
 
-void set_min_level(level l) { min_level = l; }
+void set_min_level(level l) {
+    min_level = l;
+}
 
 void write(level l, std::string_view message) {
     if (l < min_level.load()) return;

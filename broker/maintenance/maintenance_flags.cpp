@@ -31,7 +31,9 @@ maintenance_flags::maintenance_flags(asio::any_io_executor executor, db::pg_pool
     state_->pop = initial.pop;
 }
 
-maintenance_flags::~maintenance_flags() { state_->stopped = true; }
+maintenance_flags::~maintenance_flags() {
+    state_->stopped = true;
+}
 
 void maintenance_flags::on_push_resumed(std::function<void()> callback) {
     std::lock_guard lock(state_->mu);
@@ -53,11 +55,17 @@ void maintenance_flags::apply(const std::shared_ptr<state>& st, bool push, bool 
     }
 }
 
-void maintenance_flags::start() { asio::co_spawn(executor_, run(), asio::detached); }
+void maintenance_flags::start() {
+    asio::co_spawn(executor_, run(), asio::detached);
+}
 
-void maintenance_flags::stop() { state_->stopped = true; }
+void maintenance_flags::stop() {
+    state_->stopped = true;
+}
 
-void maintenance_flags::refresh_soon() { state_->refresh_now = true; }
+void maintenance_flags::refresh_soon() {
+    state_->refresh_now = true;
+}
 
 void maintenance_flags::on_notification(const std::string& payload) {
     try {

@@ -25,7 +25,7 @@ namespace queen::maintenance {
 struct flags_snapshot {
     bool push = false;
     bool pop = false;
-    std::string database_id;   // "" when the database has no maintenance table (older schema)
+    std::string database_id;  // "" when the database has no maintenance table (older schema)
 };
 
 class maintenance_flags {

@@ -16,7 +16,9 @@ void gauge::add(double v) noexcept {
     last = v;
 }
 
-activity_counters::activity_counters(std::int64_t minute_us) { current_.minute_us = minute_us; }
+activity_counters::activity_counters(std::int64_t minute_us) {
+    current_.minute_us = minute_us;
+}
 
 queue_counts& activity_counters::queue_locked(std::string_view queue) {
     auto it = current_.queues.find(queue);

@@ -26,8 +26,8 @@ struct broker_counts {
 };
 
 struct broker_gauges {
-    gauge loop_lag_ms, cpu_user, cpu_system, rss_bytes, virtual_bytes, pool_size, pool_idle, pool_active,
-        pool_waiting, background_jobs, parked;
+    gauge loop_lag_ms, cpu_user, cpu_system, rss_bytes, virtual_bytes, pool_size, pool_idle, pool_active, pool_waiting,
+        background_jobs, parked;
 };
 
 struct queue_counts {
@@ -42,7 +42,7 @@ struct minute_activity {
     std::int64_t minute_us = 0;  // start of the minute, Unix µs
     broker_counts counts;
     broker_gauges gauges;
-    std::int64_t samples = 0;    // 1 s samples taken (the divisor of queue parked_sum)
+    std::int64_t samples = 0;  // 1 s samples taken (the divisor of queue parked_sum)
     std::map<std::string, queue_counts, std::less<>> queues;
 };
 
@@ -60,12 +60,12 @@ public:
     explicit activity_counters(std::int64_t minute_us);
 
     void push_request(std::string_view queue, std::int64_t messages);
-    void push_request_total() noexcept;                 // one per HTTP push request
+    void push_request_total() noexcept;  // one per HTTP push request
     void pop(std::string_view queue, std::int64_t messages, std::int64_t lag_sum_ms, std::int64_t lag_max_ms);
     void pop_empty(std::string_view queue);
     void ack_request_total(std::int64_t messages) noexcept;  // one per HTTP ack request
     void ack(std::string_view queue, std::int64_t success, std::int64_t failed, bool new_request);
-    void transaction(std::string_view queue);            // per queue a transaction touched
+    void transaction(std::string_view queue);  // per queue a transaction touched
     void transaction_total() noexcept;
     void dead_lettered(std::int64_t messages) noexcept;
     void loop_lag(double ms) noexcept;

@@ -1,9 +1,9 @@
 #include "metrics/activity_recorder.hpp"
 
-#include "util/wall_clock.hpp"
 #include "log/log.hpp"
 #include "metrics/process_usage.hpp"
 #include "store/activity_store.hpp"
+#include "util/wall_clock.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -12,7 +12,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <sys/resource.h>
-
 
 namespace queen::metrics {
 
@@ -23,7 +22,9 @@ namespace {
 constexpr std::size_t max_unflushed = 60;
 constexpr std::int64_t minute_us = 60'000'000;
 
-std::int64_t cpu_us(const timeval& t) { return static_cast<std::int64_t>(t.tv_sec) * 1'000'000 + t.tv_usec; }
+std::int64_t cpu_us(const timeval& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1'000'000 + t.tv_usec;
+}
 
 asio::awaitable<bool> sleep_for(asio::any_io_executor ex, std::chrono::steady_clock::duration d) {
     asio::steady_timer timer(ex, d);
@@ -34,11 +35,16 @@ asio::awaitable<bool> sleep_for(asio::any_io_executor ex, std::chrono::steady_cl
 
 }  // namespace
 
-std::int64_t current_minute_us() { return util::wall_clock_us() / minute_us * minute_us; }
+std::int64_t current_minute_us() {
+    return util::wall_clock_us() / minute_us * minute_us;
+}
 
 activity_recorder::activity_recorder(asio::any_io_executor executor, db::pg_pool& pool, activity_counters& counters,
                                      const services::pop_waiters& waiters, activity_recorder_options options)
-    : executor_(std::move(executor)), pool_(pool), counters_(counters), waiters_(waiters),
+    : executor_(std::move(executor)),
+      pool_(pool),
+      counters_(counters),
+      waiters_(waiters),
       options_(std::move(options)) {}
 
 void activity_recorder::start() {
@@ -47,7 +53,9 @@ void activity_recorder::start() {
     asio::co_spawn(executor_, flush_loop(), asio::detached);
 }
 
-void activity_recorder::stop() { stopped_->store(true); }
+void activity_recorder::stop() {
+    stopped_->store(true);
+}
 
 // The lateness of a 100 ms timer: how long ready work waited for an io thread.
 asio::awaitable<void> activity_recorder::sample_loop_lag() {

@@ -4,10 +4,10 @@
 // database (store::flush_activity) every flush interval, at minute boundaries when the
 // interval is a minute. A flush that fails is kept (up to an hour of them) and sent again
 // with the next one, under its own minute.
-#include "services/pop_waiters.hpp"
 #include "db/pg_pool.hpp"
 #include "metrics/activity_counters.hpp"
 #include "metrics/activity_document.hpp"
+#include "services/pop_waiters.hpp"
 
 #include <utility>
 #include <boost/asio/any_io_executor.hpp>
@@ -26,7 +26,7 @@ struct activity_recorder_options {
     broker_identity broker;
     std::chrono::milliseconds flush_interval{60000};
     int retention_days = 7;
-    std::function<std::uint64_t()> background_jobs;  // items waiting in the spool
+    std::function<std::uint64_t()> background_jobs;   // items waiting in the spool
     std::function<void(double seconds)> on_loop_lag;  // optional: each 100 ms sample of the loop lag
 };
 

@@ -4,11 +4,11 @@
 
 #include <prometheus/text_serializer.h>
 
+#include <utility>
 #include <algorithm>
 #include <array>
 #include <string_view>
 #include <unordered_map>
-#include <utility>
 
 namespace queen::metrics {
 
@@ -37,7 +37,8 @@ constexpr std::array<database_family, 30> database_families{{
     {"queen_dlq_depth_by_queue", MetricType::Gauge, "Dead letters of the queue (snapshot)"},
     {"queen_dlq_depth", MetricType::Gauge, "Dead letters of the cluster (snapshot)"},
     {"queen_stats_snapshot_age_seconds", MetricType::Gauge, "Age of the snapshot behind the snapshot gauges"},
-    {"queen_cluster_push_requests_total", MetricType::Counter, "Push requests of every broker since the database was made"},
+    {"queen_cluster_push_requests_total", MetricType::Counter,
+     "Push requests of every broker since the database was made"},
     {"queen_cluster_pop_requests_total", MetricType::Counter, "Pop requests of every broker"},
     {"queen_cluster_ack_requests_total", MetricType::Counter, "Ack requests of every broker"},
     {"queen_cluster_transactions_total", MetricType::Counter, "Transactions of every broker"},
@@ -62,8 +63,10 @@ constexpr std::array<database_family, 30> database_families{{
 ClientMetric sample(double value, MetricType type, std::vector<ClientMetric::Label> labels = {}) {
     ClientMetric m;
     m.label = std::move(labels);
-    if (type == MetricType::Counter) m.counter.value = value;
-    else m.gauge.value = value;
+    if (type == MetricType::Counter)
+        m.counter.value = value;
+    else
+        m.gauge.value = value;
     return m;
 }
 
@@ -77,7 +80,8 @@ MetricFamily single(std::string name, std::string help, MetricType type, double 
 
 // Samples of one database family keyed by their labels, queues past the cap merged into
 // "__other__": ages (the *_seconds gauges) by their maximum, everything else by its sum.
-std::vector<ClientMetric> database_metrics(const database_family& f, const std::vector<const store::metrics_sample*>& rows,
+std::vector<ClientMetric> database_metrics(const database_family& f,
+                                           const std::vector<const store::metrics_sample*>& rows,
                                            queue_label_cap& queues) {
     std::map<std::vector<ClientMetric::Label>, double> merged;
     const bool by_max = f.name.ends_with("_seconds");
@@ -115,7 +119,8 @@ std::string render_exposition(prometheus_metrics& metrics, const scrape_state& s
     const auto G = MetricType::Gauge;
     const auto C = MetricType::Counter;
     out.push_back(single("queen_uptime_seconds", "Seconds since the broker started", G, s.uptime_seconds));
-    out.push_back(single("queen_cpu_user_seconds_total", "User CPU time of the process", C, s.process.cpu_user_seconds));
+    out.push_back(
+        single("queen_cpu_user_seconds_total", "User CPU time of the process", C, s.process.cpu_user_seconds));
     out.push_back(
         single("queen_cpu_system_seconds_total", "System CPU time of the process", C, s.process.cpu_system_seconds));
     out.push_back(single("queen_process_resident_memory_bytes", "Resident memory", G, s.process.resident_bytes));
@@ -123,10 +128,10 @@ std::string render_exposition(prometheus_metrics& metrics, const scrape_state& s
     out.push_back(single("queen_db_pool_size", "Connections the pool may open", G, static_cast<double>(s.pool_size)));
     out.push_back(single("queen_db_pool_idle", "Idle connections", G, static_cast<double>(s.pool_idle)));
     out.push_back(single("queen_db_pool_active", "Connections in use", G, static_cast<double>(s.pool_active)));
-    out.push_back(single("queen_db_pool_waiting", "Requests waiting for a connection", G,
-                         static_cast<double>(s.pool_waiting)));
-    out.push_back(single("queen_maintenance_mode_enabled", "Push maintenance on (1) or off (0)", G,
-                         s.maintenance_push ? 1 : 0));
+    out.push_back(
+        single("queen_db_pool_waiting", "Requests waiting for a connection", G, static_cast<double>(s.pool_waiting)));
+    out.push_back(
+        single("queen_maintenance_mode_enabled", "Push maintenance on (1) or off (0)", G, s.maintenance_push ? 1 : 0));
     out.push_back(single("queen_pop_maintenance_mode_enabled", "Pop maintenance on (1) or off (0)", G,
                          s.maintenance_pop ? 1 : 0));
     out.push_back(single("queen_file_buffer_pending", "Spooled push items waiting to be drained", G,
@@ -139,8 +144,8 @@ std::string render_exposition(prometheus_metrics& metrics, const scrape_state& s
                          static_cast<double>(s.spool_drained)));
     out.push_back(single("queen_spool_drain_errors_total", "Spool drain batches that failed", C,
                          static_cast<double>(s.spool_drain_failures)));
-    out.push_back(single("queen_db_listen_connected", "The LISTEN connection is up (1/0)", G,
-                         s.listen_connected ? 1 : 0));
+    out.push_back(
+        single("queen_db_listen_connected", "The LISTEN connection is up (1/0)", G, s.listen_connected ? 1 : 0));
     out.push_back(family("queen_notifications_total", "Cross-broker wake-ups", C,
                          {sample(static_cast<double>(s.notifications_sent), C, {{"direction", "sent"}}),
                           sample(static_cast<double>(s.notifications_received), C, {{"direction", "received"}})}));

@@ -2,8 +2,8 @@
 // A Prometheus scrape (GET /metrics/prometheus, docs/metrics.md): the in-process families of
 // prometheus_metrics, the gauges read at scrape time, and the database samples of
 // queen.metrics_scrape() (cached by the caller), written by prometheus-cpp's text serializer.
-#include "metrics/prometheus_metrics.hpp"
 #include "metrics/process_usage.hpp"
+#include "metrics/prometheus_metrics.hpp"
 #include "store/metrics_store.hpp"
 
 #include <cstdint>

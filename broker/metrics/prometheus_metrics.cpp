@@ -20,7 +20,9 @@ prometheus::Histogram& histogram(prometheus::Registry& r, const char* name, cons
 }
 
 // Request latencies from 0.5 ms to 10 s.
-buckets seconds_buckets() { return {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}; }
+buckets seconds_buckets() {
+    return {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+}
 
 void add(prometheus::Counter& c, std::int64_t n) {
     if (n > 0) c.Increment(static_cast<double>(n));
@@ -30,19 +32,19 @@ void add(prometheus::Counter& c, std::int64_t n) {
 
 prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
     : queues_(max_queue_labels),
-      published_family_(counter(*registry_, "queen_messages_published_total",
-                                "New messages committed (spooled ones when drained)")),
+      published_family_(
+          counter(*registry_, "queen_messages_published_total", "New messages committed (spooled ones when drained)")),
       duplicate_family_(counter(*registry_, "queen_messages_duplicate_total", "Push items answered duplicate")),
       buffered_family_(counter(*registry_, "queen_messages_buffered_total", "Push items accepted into the spool")),
-      delivered_family_(counter(*registry_, "queen_messages_delivered_total",
-                                "Messages handed out by pops, redeliveries included")),
+      delivered_family_(
+          counter(*registry_, "queen_messages_delivered_total", "Messages handed out by pops, redeliveries included")),
       redelivered_family_(counter(*registry_, "queen_messages_redelivered_total",
                                   "Deliveries of an offset the group was handed before")),
-      acked_family_(counter(*registry_, "queen_messages_acked_total",
-                            "Messages committed by completed acks and autoAck pops")),
+      acked_family_(
+          counter(*registry_, "queen_messages_acked_total", "Messages committed by completed acks and autoAck pops")),
       nacked_family_(counter(*registry_, "queen_messages_nacked_total", "Nacks (failed, retry) that took effect")),
-      dead_lettered_family_(counter(*registry_, "queen_messages_dead_lettered_total",
-                                    "Messages moved to the dead letters, by reason")),
+      dead_lettered_family_(
+          counter(*registry_, "queen_messages_dead_lettered_total", "Messages moved to the dead letters, by reason")),
       deleted_family_(counter(*registry_, "queen_messages_deleted_total", "Tombstones written")),
       retention_family_(counter(*registry_, "queen_retention_removed_messages_total",
                                 "Messages removed by retention runs this broker led")),
@@ -82,8 +84,8 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
                               {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000})),
       fusion_requests_(histogram(*registry_, "queen_push_fusion_batch_requests", "HTTP requests per fused call",
                                  {1, 2, 4, 8, 16, 32, 64, 128, 256})),
-      fusion_seconds_(histogram(*registry_, "queen_push_fusion_call_seconds", "Duration of a fused call",
-                                seconds_buckets())),
+      fusion_seconds_(
+          histogram(*registry_, "queen_push_fusion_call_seconds", "Duration of a fused call", seconds_buckets())),
       pool_wait_(histogram(*registry_, "queen_db_pool_wait_seconds", "Time spent waiting for a connection",
                            {0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10})),
       loop_lag_(histogram(*registry_, "queen_event_loop_lag_seconds", "Lateness of a 100 ms timer",
@@ -130,7 +132,9 @@ void prometheus_metrics::dead_lettered(std::string_view queue, std::string_view 
     if (n > 0) add(dead_lettered_.get({queues_.label(queue), group, reason}), n);
 }
 
-void prometheus_metrics::deleted(std::string_view queue) { deleted_.get({queues_.label(queue)}).Increment(); }
+void prometheus_metrics::deleted(std::string_view queue) {
+    deleted_.get({queues_.label(queue)}).Increment();
+}
 
 void prometheus_metrics::retention_removed(std::string_view queue, std::string_view kind, std::int64_t n) {
     if (n > 0) add(retention_.get({queues_.label(queue), kind}), n);
@@ -149,7 +153,9 @@ void prometheus_metrics::http_request(std::string_view route, std::string_view m
     http_rate_.add(steady_seconds(), 1);
 }
 
-void prometheus_metrics::longpoll_woken(std::string_view reason) { wakeups_.get({reason}).Increment(); }
+void prometheus_metrics::longpoll_woken(std::string_view reason) {
+    wakeups_.get({reason}).Increment();
+}
 
 void prometheus_metrics::fused_call(std::size_t items, std::size_t requests, double seconds) {
     fusion_items_.Observe(static_cast<double>(items));

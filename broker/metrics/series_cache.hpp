@@ -4,6 +4,7 @@
 #include <prometheus/family.h>
 #include <prometheus/labels.h>
 
+#include <utility>
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -11,7 +12,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <utility>
 
 namespace queen::metrics {
 

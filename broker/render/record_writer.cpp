@@ -1,6 +1,5 @@
 #include "render/record_writer.hpp"
 
-
 namespace queen::render {
 
 namespace {
@@ -29,11 +28,17 @@ void write_value(json_writer& out, db::value_kind kind, const std::optional<std:
     switch (kind) {
         case db::value_kind::integer:
         case db::value_kind::number:
-            if (finite_number_text(*v)) out.raw(*v);
-            else out.value(nullptr);
+            if (finite_number_text(*v))
+                out.raw(*v);
+            else
+                out.value(nullptr);
             return;
-        case db::value_kind::boolean: out.value(*v == "t" || *v == "true"); return;
-        case db::value_kind::text: out.value(*v); return;
+        case db::value_kind::boolean:
+            out.value(*v == "t" || *v == "true");
+            return;
+        case db::value_kind::text:
+            out.value(*v);
+            return;
     }
 }
 

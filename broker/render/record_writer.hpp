@@ -13,7 +13,6 @@
 
 namespace queen::render {
 
-
 // Writes the columns of row `row` whose names start with `prefix` (the prefix cut off) as
 // members of the object open in `out`, nesting dotted names; integers and numbers as JSON
 // numbers (a non-finite number as null), booleans as true/false, NULL as null, text as strings.

@@ -26,7 +26,8 @@ void enforce(config::extension_policy policy, const codec_path& path) {
     if (policy == config::extension_policy::require && !path.accelerated())
         throw std::runtime_error(
             "QUEEN_EXTENSION=require but the queen_ext extension is not installed in this database; "
-            "install it (make -f Makefile.pgxs install) and run CREATE EXTENSION queen_ext, or set QUEEN_EXTENSION=auto");
+            "install it (make -f Makefile.pgxs install) and run CREATE EXTENSION queen_ext, or set "
+            "QUEEN_EXTENSION=auto");
     if (policy == config::extension_policy::off && path.accelerated())
         throw std::runtime_error(fmt::format(
             "QUEEN_EXTENSION=off but queen_ext {} is installed in this database, and the codec path is the "

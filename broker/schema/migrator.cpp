@@ -1,15 +1,15 @@
 #include "schema/migrator.hpp"
 
-#include "log/log.hpp"
 #include "db/sync_connection.hpp"
+#include "log/log.hpp"
 #include "schema/sql_bundle.hpp"
 
+#include <utility>
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <utility>
 
 namespace queen::schema {
 namespace {
@@ -19,22 +19,23 @@ constexpr const char* lock_key = "5138047736113652040";
 
 int database_version(db::sync_connection& conn) {
     auto res = conn.exec(
-                    "SELECT CASE WHEN to_regclass('queen.schema_version') IS NULL THEN -1 "
-                    "ELSE (SELECT coalesce(max(version), 0) FROM queen.schema_version) END",
-                    "reading the schema version");
+        "SELECT CASE WHEN to_regclass('queen.schema_version') IS NULL THEN -1 "
+        "ELSE (SELECT coalesce(max(version), 0) FROM queen.schema_version) END",
+        "reading the schema version");
     return std::stoi(std::string(res.text(0, 0)));
 }
 
 // queen.max_payload_depth(), the one source of the payload nesting limit (docs/json-input.md).
 int payload_depth_limit(db::sync_connection& conn) {
     auto res = conn.exec(
-                    "SELECT CASE WHEN to_regprocedure('queen.max_payload_depth()') IS NULL THEN -1 "
-                    "ELSE queen.max_payload_depth() END",
-                    "reading the payload depth limit");
+        "SELECT CASE WHEN to_regprocedure('queen.max_payload_depth()') IS NULL THEN -1 "
+        "ELSE queen.max_payload_depth() END",
+        "reading the payload depth limit");
     const int limit = std::stoi(std::string(res.text(0, 0)));
     if (limit < 0)
-        throw std::runtime_error("the database's queen procedures predate this broker (queen.max_payload_depth() "
-                                 "is missing); start it once with QUEEN_APPLY_SCHEMA=1");
+        throw std::runtime_error(
+            "the database's queen procedures predate this broker (queen.max_payload_depth() "
+            "is missing); start it once with QUEEN_APPLY_SCHEMA=1");
     return limit;
 }
 
@@ -60,13 +61,16 @@ bool apply_procedures(db::sync_connection& c) {
     for (;;) {
         try {
             c.exec("BEGIN", "BEGIN");
-            c.exec("SELECT set_config('lock_timeout', greatest(1, least(200, setting::int / 2))::text || 'ms', true) "
-                   "FROM pg_catalog.pg_settings WHERE name = 'deadlock_timeout'",
-                   "setting lock_timeout");
-            for (const auto& p : embedded_procedures()) c.exec(std::string(p.text), "procedures " + std::string(p.name));
-            c.exec("INSERT INTO queen.procedure_bundle (fingerprint) VALUES ($1) ON CONFLICT (singleton) "
-                   "DO UPDATE SET fingerprint = EXCLUDED.fingerprint, applied_at = now()",
-                   "recording the procedure fingerprint", {fingerprint});
+            c.exec(
+                "SELECT set_config('lock_timeout', greatest(1, least(200, setting::int / 2))::text || 'ms', true) "
+                "FROM pg_catalog.pg_settings WHERE name = 'deadlock_timeout'",
+                "setting lock_timeout");
+            for (const auto& p : embedded_procedures())
+                c.exec(std::string(p.text), "procedures " + std::string(p.name));
+            c.exec(
+                "INSERT INTO queen.procedure_bundle (fingerprint) VALUES ($1) ON CONFLICT (singleton) "
+                "DO UPDATE SET fingerprint = EXCLUDED.fingerprint, applied_at = now()",
+                "recording the procedure fingerprint", {fingerprint});
             c.exec("COMMIT", "COMMIT");
             return true;
         } catch (const db::pg_error& e) {
@@ -116,10 +120,11 @@ migration_report apply(const std::string& conninfo, std::chrono::milliseconds co
     c.exec(std::string("SELECT pg_advisory_lock(") + lock_key + ")", "taking the schema lock");
     migration_report report;
     try {
-        c.exec("CREATE SCHEMA IF NOT EXISTS queen; "
-               "CREATE TABLE IF NOT EXISTS queen.schema_version ("
-               "  version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-               "creating queen.schema_version");
+        c.exec(
+            "CREATE SCHEMA IF NOT EXISTS queen; "
+            "CREATE TABLE IF NOT EXISTS queen.schema_version ("
+            "  version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+            "creating queen.schema_version");
         int current = database_version(c);
         refuse_if_newer(current);
         for (const auto& m : embedded_migrations()) {
@@ -164,8 +169,9 @@ migration_report check(const std::string& conninfo, std::chrono::milliseconds co
     auto conn = db::sync_connection::connect_with_retry(conninfo, connect_wait);
     int v = database_version(conn);
     if (v < 0)
-        throw std::runtime_error("the database has no queen schema and QUEEN_APPLY_SCHEMA=0; "
-                                 "start one broker with schema application enabled first");
+        throw std::runtime_error(
+            "the database has no queen schema and QUEEN_APPLY_SCHEMA=0; "
+            "start one broker with schema application enabled first");
     refuse_if_newer(v);
     if (v < embedded_schema_version())
         log::warn("schema: database is at version {}, this broker knows {}; QUEEN_APPLY_SCHEMA=0 so nothing is applied",

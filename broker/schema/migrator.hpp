@@ -11,9 +11,9 @@
 namespace queen::schema {
 
 struct migration_report {
-    int database_version = 0;   // after the run
-    int applied = 0;            // migrations applied by this run
-    int max_payload_depth = 0;  // queen.max_payload_depth(), read after the run
+    int database_version = 0;         // after the run
+    int applied = 0;                  // migrations applied by this run
+    int max_payload_depth = 0;        // queen.max_payload_depth(), read after the run
     bool procedures_applied = false;  // false: the database already held these procedures
 };
 

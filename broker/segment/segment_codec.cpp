@@ -47,10 +47,8 @@ qseg_frame to_c(const frame_view& f, std::size_t index) {
     };
     if (f.transaction_id.empty()) fail(QSEG_E_FRAME, "empty transaction id");
     if (f.transaction_id.size() > QSEG_MAX_TXID) fail(QSEG_E_FIELD_TOO_LONG, "transaction id");
-    if (f.producer_sub && f.producer_sub->size() > QSEG_MAX_PRODUCER)
-        fail(QSEG_E_FIELD_TOO_LONG, "producer");
-    if (f.payload.size() > std::numeric_limits<std::uint32_t>::max())
-        fail(QSEG_E_FIELD_TOO_LONG, "payload");
+    if (f.producer_sub && f.producer_sub->size() > QSEG_MAX_PRODUCER) fail(QSEG_E_FIELD_TOO_LONG, "producer");
+    if (f.payload.size() > std::numeric_limits<std::uint32_t>::max()) fail(QSEG_E_FIELD_TOO_LONG, "payload");
 
     qseg_frame c{};
     c.created_at_us = f.created_at_us;
@@ -91,8 +89,7 @@ constexpr std::uint64_t min_frame_size = 4 + 8 + 2 + 1 + 1 + 2 + 4;
 
 }  // namespace
 
-segment_error::segment_error(qseg_status status)
-    : std::runtime_error(make_message(status, {})), status_(status) {}
+segment_error::segment_error(qseg_status status) : std::runtime_error(make_message(status, {})), status_(status) {}
 
 segment_error::segment_error(qseg_status status, const std::string& context)
     : std::runtime_error(make_message(status, context)), status_(status) {}
@@ -100,8 +97,7 @@ segment_error::segment_error(qseg_status status, const std::string& context)
 std::string encode(std::span<const frame_view> frames, codec c, int zstd_level) {
     if (c != codec::raw && c != codec::zstd) throw segment_error(QSEG_E_CODEC, "encode");
     if (frames.empty()) throw segment_error(QSEG_E_COUNT, "no frames");
-    if (frames.size() > std::numeric_limits<std::uint32_t>::max())
-        throw segment_error(QSEG_E_COUNT, "too many frames");
+    if (frames.size() > std::numeric_limits<std::uint32_t>::max()) throw segment_error(QSEG_E_COUNT, "too many frames");
 
     std::vector<qseg_frame> cframes;
     cframes.reserve(frames.size());
@@ -143,16 +139,14 @@ std::string encode(std::span<const frame_view> frames, codec c, int zstd_level) 
     auto* p = reinterpret_cast<std::uint8_t*>(out.data());
     check(qseg_write_header(p, out.size(), QSEG_CODEC_ZSTD, count, raw_length), "header");
     std::size_t written = 0;
-    check(qseg_zstd_compress(thread_cctx(), zstd_level, area.get(), raw_len,
-                             p + QSEG_HEADER_SIZE, bound, &written),
+    check(qseg_zstd_compress(thread_cctx(), zstd_level, area.get(), raw_len, p + QSEG_HEADER_SIZE, bound, &written),
           "compress");
     out.resize(QSEG_HEADER_SIZE + written);
     return out;
 }
 
 decoded_segment decoded_segment::decode(std::string_view bytes) {
-    return decode(std::span<const std::uint8_t>(
-        reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+    return decode(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
 }
 
 decoded_segment decoded_segment::decode(std::span<const std::uint8_t> bytes) {
@@ -175,8 +169,7 @@ decoded_segment decoded_segment::decode(std::span<const std::uint8_t> bytes) {
         // Do not trust raw_length for the allocation unless the zstd frame agrees.
         check(qseg_zstd_check(&h), "zstd frame");
         seg.owned_.reset(new std::uint8_t[h.raw_length]);
-        check(qseg_zstd_decompress(thread_dctx(), &h, seg.owned_.get(), h.raw_length),
-              "decompress");
+        check(qseg_zstd_decompress(thread_dctx(), &h, seg.owned_.get(), h.raw_length), "decompress");
         seg.area_ = std::span<const std::uint8_t>(seg.owned_.get(), h.raw_length);
     }
 
@@ -197,9 +190,12 @@ decoded_segment decoded_segment::decode(std::span<const std::uint8_t> bytes) {
 
 std::string_view codec_name(std::uint8_t c) noexcept {
     switch (c) {
-    case QSEG_CODEC_RAW: return "raw";
-    case QSEG_CODEC_ZSTD: return "zstd";
-    default: return "unknown";
+        case QSEG_CODEC_RAW:
+            return "raw";
+        case QSEG_CODEC_ZSTD:
+            return "zstd";
+        default:
+            return "unknown";
     }
 }
 

@@ -32,7 +32,7 @@ private:
 // One message of a segment. The views borrow: from the caller when encoding, from the
 // input (raw) or from the decoded_segment's own buffer (zstd) when decoding.
 struct frame_view {
-    std::int64_t created_at_us = 0;  // microseconds since the Unix epoch, UTC
+    std::int64_t created_at_us = 0;   // microseconds since the Unix epoch, UTC
     std::string_view transaction_id;  // 1..255 bytes
     std::optional<std::array<std::uint8_t, 16>> trace_id;
     std::optional<std::string_view> producer_sub;  // 0..1024 bytes when present

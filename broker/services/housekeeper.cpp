@@ -58,7 +58,8 @@ asio::awaitable<void> housekeeper::run() {
                 log::info("housekeeping: this broker is the leader");
             }
             const auto floors = co_await store::raise_claim_floors(*conn);
-            if (floors.skipped > 0) log::debug("claim floors: {} raised, {} queues busy", floors.raised, floors.skipped);
+            if (floors.skipped > 0)
+                log::debug("claim floors: {} raised, {} queues busy", floors.raised, floors.skipped);
             if (std::chrono::steady_clock::now() >= stats_due) {
                 stats_due = std::chrono::steady_clock::now() + options_.stats_interval;
                 const auto stats = co_await store::refresh_stats(*conn);

@@ -1,8 +1,8 @@
 #pragma once
 // Background housekeeping (retention, dedup expiry, idle groups, idle partitions; and, each on
-// its own interval, the raise of the claim floors and the refresh of the stats snapshot), run by exactly one broker at a time: the one whose dedicated connection holds the session advisory
-// lock. When that broker dies its session ends, the lock is free, and another broker takes
-// over at its next tick.
+// its own interval, the raise of the claim floors and the refresh of the stats snapshot), run by exactly one broker at
+// a time: the one whose dedicated connection holds the session advisory lock. When that broker dies its session ends,
+// the lock is free, and another broker takes over at its next tick.
 #include "db/pg_pool.hpp"
 #include "store/maintenance_store.hpp"
 
@@ -22,7 +22,7 @@ struct housekeeper_options {
     std::chrono::milliseconds interval{60000};
     std::chrono::milliseconds claim_floor_interval{1000};
     std::chrono::milliseconds stats_interval{10000};  // refresh of the stats snapshot
-    std::chrono::seconds group_idle{0};              // 0: groups never expire
+    std::chrono::seconds group_idle{0};               // 0: groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
     // Optional observer (metrics): what each committed housekeeping round removed, per queue.
     std::function<void(const store::removed_messages&)> on_removed;

@@ -1,7 +1,7 @@
 #include "services/push_fusion.hpp"
 
-#include "store/push_store.hpp"
 #include "log/log.hpp"
+#include "store/push_store.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>

@@ -4,10 +4,10 @@
 // flushed early when it reaches max_items. Each request gets its own per-item outcomes,
 // and a request that fails inside a fused batch never fails its neighbours: the batch is
 // retried member by member.
-#include "util/deferred.hpp"
-#include "services/push_notifier.hpp"
-#include "domain/push_item.hpp"
 #include "db/pg_pool.hpp"
+#include "domain/push_item.hpp"
+#include "services/push_notifier.hpp"
+#include "util/deferred.hpp"
 
 #include <utility>
 #include <boost/asio/any_io_executor.hpp>
@@ -23,7 +23,7 @@ namespace queen::services {
 struct push_fusion_options {
     std::chrono::microseconds wait{500};
     std::size_t max_items = 20000;
-    std::size_t max_inflight = 4;             // concurrent fused transactions
+    std::size_t max_inflight = 4;  // concurrent fused transactions
     // Optional observer (metrics): each fused queen.push call that committed, its items,
     // requests and duration.
     std::function<void(std::size_t items, std::size_t requests, std::chrono::steady_clock::duration)> on_fused_call;

@@ -2,15 +2,15 @@
 // Wake-ups for parked pops. After a commit that made messages claimable, the queue names are
 // handed here: local waiters wake at once, and other brokers are told through pg_notify,
 // coalesced and sent from outside the fused commit (pg_notify serializes commits).
-#include "services/pop_waiters.hpp"
 #include "db/pg_pool.hpp"
+#include "services/pop_waiters.hpp"
 
 #include <utility>
 #include <boost/asio/any_io_executor.hpp>
 
-#include <memory>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <string>

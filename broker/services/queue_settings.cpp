@@ -13,8 +13,10 @@ boost::asio::awaitable<std::map<std::string, std::optional<bool>>> queue_setting
         std::lock_guard lock(mutex_);
         for (const auto& q : queues) {
             auto it = cache_.find(q);
-            if (it != cache_.end() && now - it->second.fetched < ttl_) out[q] = it->second.encrypted;
-            else missing.insert(q);
+            if (it != cache_.end() && now - it->second.fetched < ttl_)
+                out[q] = it->second.encrypted;
+            else
+                missing.insert(q);
         }
     }
     if (missing.empty()) co_return out;

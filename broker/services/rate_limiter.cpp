@@ -5,8 +5,7 @@
 
 namespace queen::services {
 
-rate_limiter::rate_limiter(double per_second, double burst)
-    : per_second_(per_second), burst_(std::max(1.0, burst)) {}
+rate_limiter::rate_limiter(double per_second, double burst) : per_second_(per_second), burst_(std::max(1.0, burst)) {}
 
 double rate_limiter::refilled(const bucket& b, clock::time_point now) const {
     const double elapsed = std::chrono::duration<double>(now - b.at).count();
@@ -15,8 +14,10 @@ double rate_limiter::refilled(const bucket& b, clock::time_point now) const {
 
 void rate_limiter::forget_full(clock::time_point now) {
     for (auto it = buckets_.begin(); it != buckets_.end();) {
-        if (refilled(it->second, now) >= burst_) it = buckets_.erase(it);
-        else ++it;
+        if (refilled(it->second, now) >= burst_)
+            it = buckets_.erase(it);
+        else
+            ++it;
     }
     sweep_at_ = std::max<std::size_t>(1024, 2 * buckets_.size());
 }

@@ -1,8 +1,8 @@
 #include "spool/spool_drainer.hpp"
 
 #include "domain/message_id.hpp"
-#include "store/push_store.hpp"
 #include "log/log.hpp"
+#include "store/push_store.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -26,7 +26,9 @@ spool_drainer::spool_drainer(asio::any_io_executor executor, db::pg_pool& pool, 
       options_(options),
       timer_(strand_) {}
 
-void spool_drainer::start() { asio::co_spawn(strand_, run(), asio::detached); }
+void spool_drainer::start() {
+    asio::co_spawn(strand_, run(), asio::detached);
+}
 
 void spool_drainer::stop() {
     stopped_ = true;

@@ -6,9 +6,9 @@
 // retries with back-off (250 ms .. 2 s). A batch with in-doubt records (see spool_file.hpp)
 // goes through queen.push_spooled, which probes them whatever the queue's dedup window;
 // other batches go through queen.push like any push.
-#include "services/push_notifier.hpp"
 #include "db/pg_pool.hpp"
 #include "maintenance/maintenance_flags.hpp"
+#include "services/push_notifier.hpp"
 #include "spool/spool_file.hpp"
 
 #include <utility>
@@ -37,10 +37,10 @@ struct drainer_options {
 };
 
 struct drainer_status {
-    bool draining = false;              // records pending and a drain is being attempted
-    std::uint64_t drained_total = 0;    // records drained since start (duplicates included)
-    std::string last_error;             // the last failure, "" after a successful batch
-    std::uint64_t failed_batches = 0;   // drain attempts that failed since start
+    bool draining = false;             // records pending and a drain is being attempted
+    std::uint64_t drained_total = 0;   // records drained since start (duplicates included)
+    std::string last_error;            // the last failure, "" after a successful batch
+    std::uint64_t failed_batches = 0;  // drain attempts that failed since start
 };
 
 class spool_drainer {

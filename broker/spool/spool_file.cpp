@@ -1,8 +1,8 @@
 #include "spool/spool_file.hpp"
 
+#include "log/log.hpp"
 #include "util/big_endian.hpp"
 #include "util/deferred.hpp"
-#include "log/log.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -17,7 +17,9 @@
 namespace queen::spool {
 namespace {
 
-std::string errno_text(int err) { return std::strerror(err); }
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
 
 bool pwrite_all(int fd, const char* data, std::size_t size, std::uint64_t offset) {
     while (size > 0) {
@@ -172,9 +174,9 @@ bool spool_file::accept_identity(util::unique_fd& fd, std::uint64_t size, std::s
     }
     const std::string& file_db = identity->database_id;
     if (!options_.database_id.empty() && !file_db.empty() && file_db != options_.database_id) {
-        move_aside(fd, ".foreign-" + file_db + "-" + time_suffix(),
-                   "the spool file was written for database " + file_db + ", not for this one (" +
-                       options_.database_id + ")");
+        move_aside(
+            fd, ".foreign-" + file_db + "-" + time_suffix(),
+            "the spool file was written for database " + file_db + ", not for this one (" + options_.database_id + ")");
         return false;
     }
     return true;
@@ -392,8 +394,10 @@ void spool_file::write_appends(std::vector<append_request>& requests) {
             fail(r, "the spool is full (QUEEN_SPOOL_MAX_BYTES=" + std::to_string(options_.max_bytes) + ")", true);
             continue;
         }
-        if (buffer.empty()) buffer = std::move(r.bytes);
-        else buffer += r.bytes;
+        if (buffer.empty())
+            buffer = std::move(r.bytes);
+        else
+            buffer += r.bytes;
         included.push_back(&r);
     }
     if (included.empty()) return;
@@ -520,7 +524,7 @@ boost::asio::awaitable<void> spool_file::append(std::vector<record> records) {
 
 boost::asio::awaitable<spool_batch> spool_file::read_batch(std::size_t max_records, std::size_t max_bytes) {
     std::function<void(util::completer<spool_batch>)> start = [this, max_records,
-                                                                max_bytes](util::completer<spool_batch> done) {
+                                                               max_bytes](util::completer<spool_batch> done) {
         submit([this, max_records, max_bytes, done] {
             spool_batch b;
             std::exception_ptr e;

@@ -24,9 +24,9 @@
 //
 // All file I/O runs on one private thread; the awaitable functions may be called from any
 // coroutine and resume on its executor.
-#include "util/unique_fd.hpp"
 #include "spool/spool_header.hpp"
 #include "spool/spool_record.hpp"
+#include "util/unique_fd.hpp"
 
 #include <utility>
 #include <boost/asio/awaitable.hpp>
@@ -47,10 +47,10 @@
 namespace queen::spool {
 
 struct spool_options {
-    std::filesystem::path dir;       // QUEEN_SPOOL_DIR
-    unsigned short port = 0;         // names the file: one spool per broker
-    std::string database_id;         // recorded in the header; "" = unknown (not checked)
-    std::uint64_t max_bytes = 0;     // file size limit; 0 = unlimited
+    std::filesystem::path dir;    // QUEEN_SPOOL_DIR
+    unsigned short port = 0;      // names the file: one spool per broker
+    std::string database_id;      // recorded in the header; "" = unknown (not checked)
+    std::uint64_t max_bytes = 0;  // file size limit; 0 = unlimited
 };
 
 // An append that could not be made durable (disk error, size limit).
@@ -65,17 +65,17 @@ private:
 
 // Records handed to the drainer: whole push requests, in file order.
 struct spool_batch {
-    std::uint64_t begin = 0;         // file position of the first record
-    std::uint64_t end = 0;           // position after the last one
-    std::vector<record> records;     // in_doubt is set for every record that must be probed
+    std::uint64_t begin = 0;      // file position of the first record
+    std::uint64_t end = 0;        // position after the last one
+    std::vector<record> records;  // in_doubt is set for every record that must be probed
 };
 
 struct spool_status {
     std::string path;
-    std::uint64_t pending = 0;       // records accepted and not yet drained
-    std::uint64_t bytes = 0;         // size of the file (0: no file)
-    bool healthy = true;             // the last write (or the start-up check) succeeded
-    std::string problem;             // why not healthy
+    std::uint64_t pending = 0;  // records accepted and not yet drained
+    std::uint64_t bytes = 0;    // size of the file (0: no file)
+    bool healthy = true;        // the last write (or the start-up check) succeeded
+    std::string problem;        // why not healthy
 };
 
 class spool_file {
@@ -158,7 +158,7 @@ private:
     std::atomic<std::uint64_t> durable_end_{0};
     std::atomic<std::uint64_t> pending_{0};
 
-    mutable std::mutex mu_;                // guards the queues, pending_ transitions, problem_
+    mutable std::mutex mu_;  // guards the queues, pending_ transitions, problem_
     std::condition_variable cv_;
     std::vector<append_request> appends_;
     std::deque<std::function<void()>> jobs_;

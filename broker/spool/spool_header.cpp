@@ -1,7 +1,7 @@
 #include "spool/spool_header.hpp"
 
-#include "util/big_endian.hpp"
 #include "spool/spool_record.hpp"
+#include "util/big_endian.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +14,9 @@ using namespace header_layout;
 
 constexpr char magic[magic_bytes] = {'Q', 'N', 'S', 'P', 'O', 'O', 'L', '1'};
 
-bool checksum_ok(const char* part) { return util::load_be32(part + crc_at) == crc32c(part, checked_bytes); }
+bool checksum_ok(const char* part) {
+    return util::load_be32(part + crc_at) == crc32c(part, checked_bytes);
+}
 
 }  // namespace
 
@@ -27,7 +29,9 @@ std::string encode_slot(const checkpoint_slot& slot) {
     return s;
 }
 
-std::uint64_t slot_offset(std::uint64_t seq) { return slots_at + (seq % 2) * slot_bytes; }
+std::uint64_t slot_offset(std::uint64_t seq) {
+    return slots_at + (seq % 2) * slot_bytes;
+}
 
 std::string encode_header(const std::string& database_id, const checkpoint_slot& first) {
     std::string h(total_bytes, '\0');

@@ -24,10 +24,18 @@ std::array<std::uint32_t, 256> make_table() {
     return t;
 }
 
-void put_u8(std::string& out, std::uint8_t v) { out.push_back(static_cast<char>(v)); }
-void put_u16(std::string& out, std::uint16_t v) { util::append_be(out, v, 2); }
-void put_u32(std::string& out, std::uint32_t v) { util::append_be(out, v, 4); }
-void put_u64(std::string& out, std::uint64_t v) { util::append_be(out, v, 8); }
+void put_u8(std::string& out, std::uint8_t v) {
+    out.push_back(static_cast<char>(v));
+}
+void put_u16(std::string& out, std::uint16_t v) {
+    util::append_be(out, v, 2);
+}
+void put_u32(std::string& out, std::uint32_t v) {
+    util::append_be(out, v, 4);
+}
+void put_u64(std::string& out, std::uint64_t v) {
+    util::append_be(out, v, 8);
+}
 void put_str16(std::string& out, std::string_view s, const char* what) {
     if (s.size() > 0xFFFF) throw std::length_error(std::string("spool record: ") + what + " is over 65535 bytes");
     put_u16(out, static_cast<std::uint16_t>(s.size()));
@@ -58,7 +66,9 @@ struct reader {
     }
 };
 
-std::uint32_t load_u32(std::string_view d, std::size_t pos) { return util::load_be32(d.data() + pos); }
+std::uint32_t load_u32(std::string_view d, std::size_t pos) {
+    return util::load_be32(d.data() + pos);
+}
 
 }  // namespace
 
@@ -73,7 +83,8 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t crc) {
 void encode(const record& r, std::string& out) {
     if (r.item.payload.size() > max_record_body - 1024) throw std::length_error("spool record: payload is too large");
     std::string body;
-    body.reserve(32 + r.item.queue.size() + r.item.partition.size() + r.item.transaction_id.size() + r.item.payload.size());
+    body.reserve(32 + r.item.queue.size() + r.item.partition.size() + r.item.transaction_id.size() +
+                 r.item.payload.size());
     std::uint8_t flags = 0;
     if (r.in_doubt) flags |= flag_in_doubt;
     if (r.more_follow) flags |= flag_more_follow;

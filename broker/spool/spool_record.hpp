@@ -25,14 +25,14 @@ namespace queen::spool {
 
 struct record {
     domain::push_item item;
-    std::int64_t accepted_at_us = 0;          // broker wall clock when the push arrived
-    bool in_doubt = false;                    // a direct attempt to store it may have committed
-    bool more_follow = false;                 // not the last record of its push request
+    std::int64_t accepted_at_us = 0;  // broker wall clock when the push arrived
+    bool in_doubt = false;            // a direct attempt to store it may have committed
+    bool more_follow = false;         // not the last record of its push request
 
     bool operator==(const record&) const = default;
 };
 
-inline constexpr std::size_t record_header_bytes = 8;         // length + checksum
+inline constexpr std::size_t record_header_bytes = 8;  // length + checksum
 inline constexpr std::uint32_t max_record_body = (1u << 30) + (1u << 20);
 
 // CRC-32C (Castagnoli), software table; `crc` continues an earlier value.
@@ -51,9 +51,9 @@ enum class read_status {
 
 struct read_result {
     read_status status = read_status::end;
-    std::size_t next = 0;      // ok: position after the record; torn/corrupt: where the bad record ends
-                               // (torn: data.size())
-    std::string why;           // torn/corrupt: what is wrong
+    std::size_t next = 0;  // ok: position after the record; torn/corrupt: where the bad record ends
+                           // (torn: data.size())
+    std::string why;       // torn/corrupt: what is wrong
 };
 
 // Decodes the record starting at `pos` of `data`.

@@ -12,13 +12,19 @@ struct ack_arrays {
     void add(const ack_request& a) {
         partition_ids.add(a.partition_id);
         transaction_ids.add(a.transaction_id);
-        if (a.offset) offsets.add(*a.offset);
-        else offsets.add_null();
-        if (a.lease_id) lease_ids.add(*a.lease_id);
-        else lease_ids.add_null();
+        if (a.offset)
+            offsets.add(*a.offset);
+        else
+            offsets.add_null();
+        if (a.lease_id)
+            lease_ids.add(*a.lease_id);
+        else
+            lease_ids.add_null();
         statuses.add(std::string_view(a.status));
-        if (a.error) errors.add(*a.error);
-        else errors.add_null();
+        if (a.error)
+            errors.add(*a.error);
+        else
+            errors.add_null();
     }
 };
 

@@ -10,7 +10,7 @@ namespace queen::store {
 namespace asio = boost::asio;
 
 asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,
-                                                    const std::vector<ack_request>& acks) {
+                                                     const std::vector<ack_request>& acks) {
     detail::ack_arrays arrays_of;
     for (const auto& a : acks) arrays_of.add(a);
     const std::string arrays[] = {arrays_of.partition_ids.finish(), arrays_of.transaction_ids.finish(),

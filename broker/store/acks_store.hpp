@@ -4,10 +4,10 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <utility>
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace queen::store {
@@ -37,15 +37,15 @@ struct ack_outcome {
 // Throws db::pg_error with SQLSTATE QNDEC when an ack by transaction id falls in a segment
 // SQL cannot decode.
 boost::asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,
-                                                           const std::vector<ack_request>& acks);
+                                                            const std::vector<ack_request>& acks);
 
 struct live_span_segment {
     std::int64_t partition_id = 0;
     std::string consumer_group;
-    std::int64_t committed = 0;   // the span is (committed, lease_end]
+    std::int64_t committed = 0;  // the span is (committed, lease_end]
     std::int64_t lease_end = 0;
     std::int64_t first_offset = 0;
-    std::string body;             // the segment's bytes
+    std::string body;  // the segment's bytes
 };
 
 // queen.live_span_segments: the undecodable-in-SQL segments overlapping each pair's live span.

@@ -1,7 +1,7 @@
 #include "store/activity_store.hpp"
 
-#include "domain/message_id.hpp"
 #include "db/pg_records.hpp"
+#include "domain/message_id.hpp"
 
 #include <vector>
 
@@ -12,7 +12,9 @@ using db::pg_param;
 
 namespace {
 
-pg_param optional_text(const std::optional<std::string>& v) { return v ? pg_param::text(*v) : pg_param::null(); }
+pg_param optional_text(const std::optional<std::string>& v) {
+    return v ? pg_param::text(*v) : pg_param::null();
+}
 
 // $1 from, $2 to, $3 queue, $4 namespace, $5 task; the strings the params point into.
 struct window_params {
@@ -24,8 +26,7 @@ struct window_params {
     }
 };
 
-asio::awaitable<db::record_set> records(db::pg_pool& pool, std::string_view sql,
-                                            const std::vector<pg_param>& params) {
+asio::awaitable<db::record_set> records(db::pg_pool& pool, std::string_view sql, const std::vector<pg_param>& params) {
     auto res = co_await pool.exec(sql, params, db::result_format::text);
     co_return db::to_record_set(res);
 }
@@ -45,8 +46,8 @@ asio::awaitable<db::record_set> status_throughput(db::pg_pool& pool, const statu
 
 asio::awaitable<db::record_set> status_summary(db::pg_pool& pool, const status_window& w) {
     window_params p(w);
-    co_return co_await records(
-        pool, "SELECT * FROM queen.status_summary($1::timestamptz, $2::timestamptz, $3, $4, $5)", p.params);
+    co_return co_await records(pool, "SELECT * FROM queen.status_summary($1::timestamptz, $2::timestamptz, $3, $4, $5)",
+                               p.params);
 }
 
 asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const status_window& w) {
@@ -55,10 +56,10 @@ asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const statu
 }
 
 asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w, std::int64_t limit,
-                                                  std::int64_t offset, bool nonempty) {
+                                              std::int64_t offset, bool nonempty) {
     const std::string limit_text = std::to_string(limit), offset_text = std::to_string(offset);
-    std::vector<pg_param> params{optional_text(w.queue),     optional_text(w.namespace_name),
-                                 optional_text(w.task),      pg_param::text(limit_text),
+    std::vector<pg_param> params{optional_text(w.queue),      optional_text(w.namespace_name),
+                                 optional_text(w.task),       pg_param::text(limit_text),
                                  pg_param::text(offset_text), pg_param::text(nonempty ? "true" : "false")};
     co_return co_await records(
         pool, "SELECT * FROM queen.status_queues_list($1, $2, $3, $4::int, $5::int, $6::boolean)", params);
@@ -81,7 +82,7 @@ asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool, const
 }
 
 asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
-                                                     const std::string& interval) {
+                                                 const std::string& interval) {
     window_params p(w);
     auto params = p.params;
     params.insert(params.begin() + 2, pg_param::text(interval));
@@ -144,7 +145,7 @@ std::string_view analytics_sql(analytics_view view) {
 }  // namespace
 
 asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
-                                                   std::int64_t to_us, const std::optional<std::string>& filter) {
+                                               std::int64_t to_us, const std::optional<std::string>& filter) {
     const std::string from = domain::iso_time(from_us), to = domain::iso_time(to_us);
     std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};
     if (view != analytics_view::worker_queues) params.push_back(optional_text(filter));

@@ -32,8 +32,8 @@ boost::asio::awaitable<db::record_set> status_summary(db::pg_pool& pool, const s
 // queen.status_top_errors: {error, count} of the newest dead letters of the matching queues.
 boost::asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const status_window& w);
 // queen.status_queues_list: the matching queues (only those holding messages when nonempty).
-boost::asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w,
-                                                         std::int64_t limit, std::int64_t offset, bool nonempty);
+boost::asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w, std::int64_t limit,
+                                                     std::int64_t offset, bool nonempty);
 // queen.status_workers: brokers that flushed since `since_us`.
 boost::asio::awaitable<db::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us);
 // queen.status_queue and queen.status_queue_partitions: one queue (no row: unknown) and its
@@ -43,7 +43,7 @@ boost::asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool
 
 // queen.status_analytics: messages pushed per interval bucket ("minute", "hour" or "day").
 boost::asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
-                                                            const std::string& interval);
+                                                        const std::string& interval);
 
 // queen.resources_overview: the one row of /api/v1/resources/overview.
 boost::asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool);
@@ -51,8 +51,7 @@ boost::asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool);
 // PostgreSQL's statistics of this database and the queen schema (96_postgres_stats.sql).
 struct postgres_stats {
     db::record_set database;  // one row: timestamp, database, databaseCache.*, bufferConfig.*, cacheSummary.*
-    db::record_set tables, indexes, dead_tuples, hot_updates, active_queries, autovacuum, buffer_usage,
-        table_sizes;
+    db::record_set tables, indexes, dead_tuples, hot_updates, active_queries, autovacuum, buffer_usage, table_sizes;
 };
 // every_application: the running statements of every application, else only the broker's own.
 boost::asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bool every_application);
@@ -72,8 +71,7 @@ enum class analytics_view {
     queue_parked,    // by queue
     retention,       // by queue
 };
-boost::asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view,
-                                                          std::int64_t from_us, std::int64_t to_us,
-                                                          const std::optional<std::string>& filter);
+boost::asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
+                                                      std::int64_t to_us, const std::optional<std::string>& filter);
 
 }  // namespace queen::store

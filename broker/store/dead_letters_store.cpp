@@ -1,8 +1,8 @@
 #include "store/dead_letters_store.hpp"
 
-#include "domain/message_id.hpp"
 #include "db/pg_array.hpp"
 #include "db/pg_binary.hpp"
+#include "domain/message_id.hpp"
 #include "segment/segment_codec.hpp"
 
 namespace queen::store {

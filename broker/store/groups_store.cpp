@@ -1,7 +1,7 @@
 #include "store/groups_store.hpp"
 
-#include "domain/message_id.hpp"
 #include "db/pg_binary.hpp"
+#include "domain/message_id.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <stdexcept>

@@ -21,16 +21,16 @@ struct group_cursor {
     std::int64_t partition_id = 0;
     std::string partition;
     std::int64_t committed = 0;
-    std::int64_t last_offset = 0;                 // the partition's newest offset
-    std::optional<std::string> lease_id;          // set only while the lease is live
+    std::int64_t last_offset = 0;         // the partition's newest offset
+    std::optional<std::string> lease_id;  // set only while the lease is live
     std::optional<std::int64_t> lease_end;
     std::optional<std::int64_t> lease_expires_at;
     std::int64_t attempts = 0;
     std::optional<std::int64_t> retry_at;
     std::optional<std::int64_t> last_claimed_at;
-    std::optional<std::int64_t> pending_since;    // createdAt of the oldest message past the cursor
-    std::int64_t pending_seconds = 0;             // whole seconds since pending_since, 0 without one
-    std::optional<std::int64_t> committed_at;     // when committed last moved
+    std::optional<std::int64_t> pending_since;  // createdAt of the oldest message past the cursor
+    std::int64_t pending_seconds = 0;           // whole seconds since pending_since, 0 without one
+    std::optional<std::int64_t> committed_at;   // when committed last moved
 };
 
 // queen.group_cursors: the group's cursors (nullopt: every group's), by group, queue, partition.
@@ -87,7 +87,7 @@ boost::asio::awaitable<std::vector<group_queue_deletion>> delete_group(db::pg_po
 struct group_seek {
     std::string group;
     std::string queue;
-    std::optional<std::string> partition;      // nullopt: every partition of the queue
+    std::optional<std::string> partition;  // nullopt: every partition of the queue
     bool to_end = false;
     std::optional<std::int64_t> timestamp_us;  // set exactly when !to_end
 };
@@ -96,8 +96,8 @@ enum class seek_status { ok, queue_not_found, partition_not_found, group_not_fou
 
 struct seek_outcome {
     seek_status status = seek_status::ok;
-    std::int64_t partitions_updated = 0;     // when ok
-    std::optional<std::int64_t> newest_at;   // a partition seek: its newest message's createdAt
+    std::int64_t partitions_updated = 0;    // when ok
+    std::optional<std::int64_t> newest_at;  // a partition seek: its newest message's createdAt
 };
 
 // queen.seek_group: moves the cursors to the end or to a time and releases their leases;

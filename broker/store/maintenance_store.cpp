@@ -38,7 +38,8 @@ asio::awaitable<housekeeping_counts> run_housekeeping(db::pooled_connection& con
     if (auto it = doc.find("removed"); it != doc.end() && it->is_array()) {
         for (const auto& r : *it)
             out.removed.push_back(removed_messages{r.at("queue").get<std::string>(), r.value("group", std::string()),
-                                                   r.at("kind").get<std::string>(), r.at("messages").get<std::int64_t>()});
+                                                   r.at("kind").get<std::string>(),
+                                                   r.at("messages").get<std::int64_t>()});
     }
     co_return out;
 }

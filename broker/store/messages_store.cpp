@@ -1,7 +1,7 @@
 #include "store/messages_store.hpp"
 
-#include "domain/message_id.hpp"
 #include "db/pg_binary.hpp"
+#include "domain/message_id.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <set>
@@ -35,7 +35,9 @@ message_frame frame_at(const db::pg_result& res, int row, int col) {
                          opt_int64(res, row, col + 3), opt_bytes(res, row, col + 4)};
 }
 
-pg_param opt_param(const std::optional<std::string>& v) { return v ? pg_param::text(*v) : pg_param::null(); }
+pg_param opt_param(const std::optional<std::string>& v) {
+    return v ? pg_param::text(*v) : pg_param::null();
+}
 
 }  // namespace
 
@@ -43,9 +45,9 @@ asio::awaitable<message_page> browse_messages(db::pg_pool& pool, const browse_fi
     const std::string from = f.from_us ? domain::iso_time(*f.from_us) : std::string("-infinity");
     const std::string to = f.to_us ? domain::iso_time(*f.to_us) : std::string("infinity");
     const std::string limit = std::to_string(f.limit), offset = std::to_string(f.offset);
-    std::vector<pg_param> params{opt_param(f.queue),  opt_param(f.partition),      opt_param(f.namespace_name),
-                                 opt_param(f.task),   opt_param(f.status),         opt_param(f.consumer_group),
-                                 pg_param::text(from), pg_param::text(to),          pg_param::text(limit),
+    std::vector<pg_param> params{opt_param(f.queue),    opt_param(f.partition), opt_param(f.namespace_name),
+                                 opt_param(f.task),     opt_param(f.status),    opt_param(f.consumer_group),
+                                 pg_param::text(from),  pg_param::text(to),     pg_param::text(limit),
                                  pg_param::text(offset)};
     auto res = co_await pool.exec(
         "SELECT partition_id, msg_offset, queue, partition, namespace, task, queue_priority, created_at, status, "

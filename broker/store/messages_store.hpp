@@ -48,8 +48,8 @@ struct browsed_message {
     std::int64_t created_at_us = 0;
     std::string status;
     std::string queue_status;
-    std::int64_t consumed_by = 0;   // named groups whose cursor passed it
-    std::int64_t total_groups = 0;  // named groups with a cursor on its partition
+    std::int64_t consumed_by = 0;                     // named groups whose cursor passed it
+    std::int64_t total_groups = 0;                    // named groups with a cursor on its partition
     std::optional<std::int64_t> lease_expires_at_us;  // queue-mode lease holding it
     message_frame frame;
 };

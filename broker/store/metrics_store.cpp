@@ -15,9 +15,10 @@ std::optional<std::string> optional_string(const db::pg_result& res, int row, in
 }  // namespace
 
 boost::asio::awaitable<std::vector<metrics_sample>> metrics_scrape(db::pg_pool& pool) {
-    auto res = co_await pool.exec("SELECT family, queue, consumer_group, label, label_value, value::text "
-                                  "FROM queen.metrics_scrape()",
-                                  {}, db::result_format::text);
+    auto res = co_await pool.exec(
+        "SELECT family, queue, consumer_group, label, label_value, value::text "
+        "FROM queen.metrics_scrape()",
+        {}, db::result_format::text);
     std::vector<metrics_sample> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
     for (int r = 0; r < res.rows(); ++r) {

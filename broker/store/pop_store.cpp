@@ -1,7 +1,7 @@
 #include "store/pop_store.hpp"
 
-#include "domain/message_id.hpp"
 #include "db/pg_binary.hpp"
+#include "domain/message_id.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <charconv>
@@ -54,8 +54,10 @@ asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c
             out.counts = {res.int64(row, 8), res.int64(row, 9), res.int64(row, 10), res.int64(row, 11)};
             continue;
         }
-        claimed_segment s{res.int64(row, 0), std::string(res.text(row, 1)), std::nullopt, res.int64(row, 3),
-                          res.int64(row, 4), res.int64(row, 5), res.text(row, 6), {}};
+        claimed_segment s{res.int64(row, 0), std::string(res.text(row, 1)),
+                          std::nullopt,      res.int64(row, 3),
+                          res.int64(row, 4), res.int64(row, 5),
+                          res.text(row, 6),  {}};
         if (!res.is_null(row, 2)) s.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
         if (!res.is_null(row, 7)) s.skip_offsets = offsets_of(res.text(row, 7));
         out.segments.push_back(std::move(s));

@@ -14,12 +14,12 @@ namespace queen::store {
 
 struct pop_claim {
     std::string queue;
-    std::optional<std::string> partition;     // nullopt: any partition of the queue
-    std::string consumer_group;               // __QUEUE_MODE__ for queue mode
+    std::optional<std::string> partition;  // nullopt: any partition of the queue
+    std::string consumer_group;            // __QUEUE_MODE__ for queue mode
     std::int64_t batch = 1;
     std::int64_t partitions = 1;
     bool auto_ack = false;
-    bool subscribe_all = true;                // a new group starts from the beginning
+    bool subscribe_all = true;  // a new group starts from the beginning
     std::optional<std::int64_t> subscription_at_us;
 };
 
@@ -27,12 +27,12 @@ struct pop_claim {
 struct claimed_segment {
     std::int64_t partition_id = 0;
     std::string partition_name;
-    std::optional<std::string> lease_id;      // canonical UUID text; absent with autoAck
-    std::int64_t span_start = 0;              // the span is (span_start, span_end]
+    std::optional<std::string> lease_id;  // canonical UUID text; absent with autoAck
+    std::int64_t span_start = 0;          // the span is (span_start, span_end]
     std::int64_t span_end = 0;
-    std::int64_t first_offset = 0;            // of the segment's first frame
-    std::string_view body;                    // the segment's bytes, held by claimed_spans::result
-    std::vector<std::int64_t> skip_offsets;   // tombstoned offsets of the span, ascending: not delivered
+    std::int64_t first_offset = 0;           // of the segment's first frame
+    std::string_view body;                   // the segment's bytes, held by claimed_spans::result
+    std::vector<std::int64_t> skip_offsets;  // tombstoned offsets of the span, ascending: not delivered
 };
 
 // What a claim did besides handing out spans (queen.pop's counts row), for the metrics.

@@ -32,8 +32,8 @@ push_batch make_push_batch(const std::vector<const std::vector<domain::push_item
             out.position.emplace_back(r, i);
         }
     }
-    out.arrays = {queues.finish(),   partitions.finish(), counts.finish(), txids.finish(),
-                  traces.finish(),   producers.finish(),  payloads.finish()};
+    out.arrays = {queues.finish(), partitions.finish(), counts.finish(),  txids.finish(),
+                  traces.finish(), producers.finish(),  payloads.finish()};
     return out;
 }
 

@@ -4,8 +4,8 @@
 // the way back from a result row's item number to its request. Used only inside the store.
 #include "domain/push_item.hpp"
 
-#include <string>
 #include <utility>
+#include <string>
 #include <vector>
 
 namespace queen::store {

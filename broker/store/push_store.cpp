@@ -1,9 +1,9 @@
 #include "store/push_store.hpp"
 
-#include "store/push_batch.hpp"
-#include "domain/message_id.hpp"
 #include "db/pg_array.hpp"
 #include "db/pg_binary.hpp"
+#include "domain/message_id.hpp"
+#include "store/push_batch.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -16,8 +16,9 @@ using db::pg_param;
 namespace {
 
 // The rows of a push call as outcomes per request of the batch, in item order.
-std::vector<std::vector<domain::push_outcome>> read_pushed(const db::pg_result& res, const push_batch& batch,
-                                                           const std::vector<const std::vector<domain::push_item>*>& requests) {
+std::vector<std::vector<domain::push_outcome>> read_pushed(
+    const db::pg_result& res, const push_batch& batch,
+    const std::vector<const std::vector<domain::push_item>*>& requests) {
     if (static_cast<std::size_t>(res.rows()) != batch.position.size())
         throw std::runtime_error("queen.push returned a different number of rows than items");
     std::vector<std::vector<domain::push_outcome>> out(requests.size());
@@ -60,8 +61,10 @@ asio::awaitable<std::vector<domain::push_outcome>> push_spooled(
     db::pg_array_builder since;
     for (const auto& [r, i] : batch.position) {
         const std::optional<std::int64_t> t = i < probe_since_us.size() ? probe_since_us[i] : std::nullopt;
-        if (t) since.add(std::string_view(domain::iso_time(*t)));
-        else since.add_null();
+        if (t)
+            since.add(std::string_view(domain::iso_time(*t)));
+        else
+            since.add_null();
     }
     const std::string since_array = since.finish();
     auto params = batch_params(batch);

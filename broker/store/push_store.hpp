@@ -1,7 +1,7 @@
 #pragma once
 // Store layer (see store/queues_store.hpp): storing pushes, and telling other brokers.
-#include "domain/push_item.hpp"
 #include "db/pg_pool.hpp"
+#include "domain/push_item.hpp"
 
 #include <boost/asio/awaitable.hpp>
 

@@ -8,10 +8,9 @@ namespace asio = boost::asio;
 using db::pg_param;
 
 asio::awaitable<configured_queue> configure_queue(db::pg_pool& pool, const queue_config& config) {
-    std::vector<pg_param> params{pg_param::text(config.queue),
-                                 config.namespace_name ? pg_param::text(*config.namespace_name) : pg_param::null(),
-                                 config.task ? pg_param::text(*config.task) : pg_param::null(),
-                                 pg_param::text(config.options_json)};
+    std::vector<pg_param> params{
+        pg_param::text(config.queue), config.namespace_name ? pg_param::text(*config.namespace_name) : pg_param::null(),
+        config.task ? pg_param::text(*config.task) : pg_param::null(), pg_param::text(config.options_json)};
     auto res = co_await pool.exec("SELECT queue_id, partition_id, options FROM queen.configure($1, $2, $3, $4::jsonb)",
                                   params);
     co_return configured_queue{std::string(res.text(0, 0)), std::string(res.text(0, 1)), std::string(res.text(0, 2))};

@@ -23,8 +23,8 @@ struct queue_config {
 
 struct configured_queue {
     std::string queue_id;
-    std::string partition_id;   // of its Default partition
-    std::string options_json;   // every option with its stored value
+    std::string partition_id;  // of its Default partition
+    std::string options_json;  // every option with its stored value
 };
 
 // queen.configure: creates or reconfigures the queue and its Default partition.

@@ -82,8 +82,8 @@ asio::awaitable<std::vector<grouping>> list_groupings(db::pg_pool& pool, groupin
                                   params, db::result_format::binary);
     std::vector<grouping> out;
     for (int row = 0; row < res.rows(); ++row)
-        out.push_back(grouping{std::string(res.text(row, 0)), res.int64(row, 1), res.int64(row, 2),
-                               res.int64(row, 3), res.int64(row, 4)});
+        out.push_back(grouping{std::string(res.text(row, 0)), res.int64(row, 1), res.int64(row, 2), res.int64(row, 3),
+                               res.int64(row, 4)});
     co_return out;
 }
 

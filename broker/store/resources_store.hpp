@@ -34,7 +34,7 @@ struct listed_queue {
 struct queue_listing {
     std::int64_t total = 0;  // every queue matching the filters
     std::vector<listed_queue> queues;
-    int stats_age = -1;      // seconds; -1 before the first snapshot
+    int stats_age = -1;  // seconds; -1 before the first snapshot
 };
 
 // queen.list_queues: newest queue first, counts from the newest snapshot; exact namespace and

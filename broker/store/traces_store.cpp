@@ -70,7 +70,8 @@ asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::s
     page.total = res.rows() > 0 ? res.int64(0, 0) : 0;
     for (int row = 0; row < res.rows(); ++row) {
         if (res.is_null(row, 1)) continue;  // an empty page: only the total
-        page.traces.push_back(named_trace{trace_at(res, row, 1), db::opt_text(res, row, 9), db::opt_text(res, row, 10)});
+        page.traces.push_back(
+            named_trace{trace_at(res, row, 1), db::opt_text(res, row, 9), db::opt_text(res, row, 10)});
     }
     co_return page;
 }

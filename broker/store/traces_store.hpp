@@ -16,7 +16,7 @@ struct trace_record {
     std::string transaction_id;
     std::string consumer_group;
     std::string event_type;
-    std::string data_json;                 // JSON text
+    std::string data_json;  // JSON text
     std::vector<std::string> trace_names;
 };
 
@@ -40,7 +40,7 @@ boost::asio::awaitable<std::vector<trace>> message_traces_of(db::pg_pool& pool, 
 
 struct named_trace {
     trace event;
-    std::optional<std::string> queue;      // nullopt once the partition is gone
+    std::optional<std::string> queue;  // nullopt once the partition is gone
     std::optional<std::string> partition;
 };
 
@@ -50,8 +50,8 @@ struct named_trace_page {
 };
 
 // queen.count_traces_by_name joined with queen.traces_by_name: the total and one page, in time order.
-boost::asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::string& name,
-                                                        std::int64_t limit, std::int64_t offset);
+boost::asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::string& name, std::int64_t limit,
+                                                        std::int64_t offset);
 
 struct trace_name_stats {
     std::string name;

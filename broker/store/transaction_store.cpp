@@ -44,20 +44,18 @@ transaction_outcome read_outcome(const json& j, const push_batch& batch,
         out.ack.push_back(std::move(a));
     }
     if (auto f = j.find("failure"); f != j.end() && f->is_object())
-        out.failure = transaction_failure{optional_text(*f, "kind").value_or(""),
-                                          f->contains("item") && (*f)["item"].is_number_unsigned()
-                                              ? (*f)["item"].get<std::size_t>()
-                                              : 0,
-                                          optional_text(*f, "error").value_or("")};
+        out.failure = transaction_failure{
+            optional_text(*f, "kind").value_or(""),
+            f->contains("item") && (*f)["item"].is_number_unsigned() ? (*f)["item"].get<std::size_t>() : 0,
+            optional_text(*f, "error").value_or("")};
     return out;
 }
 
 }  // namespace
 
-boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool,
-                                                            const std::vector<const std::vector<domain::push_item>*>& pushes,
-                                                            const std::vector<transaction_ack>& acks,
-                                                            const std::vector<std::string>& required_leases) {
+boost::asio::awaitable<transaction_outcome> run_transaction(
+    db::pg_pool& pool, const std::vector<const std::vector<domain::push_item>*>& pushes,
+    const std::vector<transaction_ack>& acks, const std::vector<std::string>& required_leases) {
     db::pg_array_builder groups, required;
     detail::ack_arrays a;
     for (const auto& [group, ack] : acks) {
@@ -65,9 +63,9 @@ boost::asio::awaitable<transaction_outcome> run_transaction(db::pg_pool& pool,
         a.add(ack);
     }
     for (const auto& l : required_leases) required.add(l);
-    const std::string ack_arrays[] = {groups.finish(),  a.partition_ids.finish(), a.transaction_ids.finish(),
-                                      a.offsets.finish(), a.lease_ids.finish(),   a.statuses.finish(),
-                                      a.errors.finish(), required.finish()};
+    const std::string ack_arrays[] = {groups.finish(),    a.partition_ids.finish(), a.transaction_ids.finish(),
+                                      a.offsets.finish(), a.lease_ids.finish(),     a.statuses.finish(),
+                                      a.errors.finish(),  required.finish()};
     const push_batch batch = make_push_batch(pushes);
     std::vector<db::pg_param> params;
     for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));

@@ -28,9 +28,8 @@ boost::asio::awaitable<T> await_completion(std::function<void(completer<T>)> reg
             auto shared = std::make_shared<handler_t>(std::move(handler));
             register_fn([shared](std::exception_ptr e, T value) {
                 auto executor = boost::asio::get_associated_executor(*shared);
-                boost::asio::post(executor, [shared, e, value = std::move(value)]() mutable {
-                    (*shared)(e, std::move(value));
-                });
+                boost::asio::post(executor,
+                                  [shared, e, value = std::move(value)]() mutable { (*shared)(e, std::move(value)); });
             });
         },
         boost::asio::use_awaitable);

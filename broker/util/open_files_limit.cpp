@@ -10,7 +10,9 @@ namespace queen::util {
 
 namespace {
 
-std::string shown(rlim_t v) { return v == RLIM_INFINITY ? std::string("unlimited") : std::to_string(v); }
+std::string shown(rlim_t v) {
+    return v == RLIM_INFINITY ? std::string("unlimited") : std::to_string(v);
+}
 
 }  // namespace
 

@@ -1,8 +1,8 @@
 #include "web/web_bundle.hpp"
 
+#include <utility>
 #include <algorithm>
 #include <array>
-#include <utility>
 
 namespace queen::web {
 

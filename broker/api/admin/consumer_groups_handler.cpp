@@ -4,8 +4,8 @@
 // (queen.delete_group), seek (queen.seek_group) and subscription rewrite
 // (queen.set_group_subscription).
 #include "api/admin/group_answers.hpp"
-#include "api/shared/group_requests.hpp"
 #include "api/admin/handlers.hpp"
+#include "api/shared/group_requests.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
@@ -21,7 +21,9 @@ http::response json_ok(render::json_writer& out) {
     return http::json_text(http::bhttp::status::ok, out.take());
 }
 
-api_error not_found(std::string message) { return api_error(error_code::not_found, std::move(message)); }
+api_error not_found(std::string message) {
+    return api_error(error_code::not_found, std::move(message));
+}
 
 const std::string& path_group(const http::request_context& rc, const limits& lim) {
     const std::string& group = rc.path_params.at(0);
@@ -68,9 +70,8 @@ asio::awaitable<http::response> answer_delete(broker_context& ctx, http::request
     co_return json_ok(out);
 }
 
-asio::awaitable<store::seek_outcome> seek(broker_context& ctx, const std::string& group,
-                                          const std::string& queue, const std::optional<std::string>& partition,
-                                          const seek_request& r) {
+asio::awaitable<store::seek_outcome> seek(broker_context& ctx, const std::string& group, const std::string& queue,
+                                          const std::optional<std::string>& partition, const seek_request& r) {
     const store::group_seek target{group, queue, partition, r.to_end, r.timestamp_us};
     auto res = co_await store::seek_group(ctx.pool, target);
     if (res.status == store::seek_status::queue_not_found) throw not_found("Queue not found");

@@ -3,9 +3,9 @@
 // sql/procedures/75_dead_letter_admin.sql, called through store/dead_letters_store; this
 // file parses, decodes the segment copies that plain SQL cannot decode (zstd), and renders JSON.
 #include "api/admin/dlq_requests.hpp"
+#include "api/admin/handlers.hpp"
 #include "api/shared/paging_answer.hpp"
 #include "api/shared/payload_encryption.hpp"
-#include "api/admin/handlers.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"

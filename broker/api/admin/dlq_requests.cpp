@@ -23,9 +23,10 @@ constexpr const char* filter_keys[] = {"queue", "consumerGroup", "partition", "f
 
 void refuse_empty(const dlq_filter& f, const char* what) {
     if (f.empty() && !f.all)
-        throw bad_request(fmt::format("refusing to {} every dead letter without a filter; give queue, consumerGroup, "
-                                      "partition, from, to or id, or all=true to mean every dead letter",
-                                      what));
+        throw bad_request(
+            fmt::format("refusing to {} every dead letter without a filter; give queue, consumerGroup, "
+                        "partition, from, to or id, or all=true to mean every dead letter",
+                        what));
 }
 
 }  // namespace

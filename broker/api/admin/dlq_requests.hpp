@@ -15,17 +15,15 @@ namespace queen::api {
 // An absent (or empty) value is no condition; the given ones combine with AND.
 struct dlq_filter {
     std::optional<std::string> queue;
-    std::optional<std::string> consumer_group;   // exact; "__QUEUE_MODE__" is queue mode
-    std::optional<std::string> partition;        // partition name
-    std::optional<std::int64_t> from_us;         // failedAt >= from (Unix µs)
-    std::optional<std::int64_t> to_us;           // failedAt <= to
-    std::optional<std::string> message_id;       // canonical message id (partition + offset)
-    bool all = false;                            // explicit "every dead letter" for requeue/purge
+    std::optional<std::string> consumer_group;  // exact; "__QUEUE_MODE__" is queue mode
+    std::optional<std::string> partition;       // partition name
+    std::optional<std::int64_t> from_us;        // failedAt >= from (Unix µs)
+    std::optional<std::int64_t> to_us;          // failedAt <= to
+    std::optional<std::string> message_id;      // canonical message id (partition + offset)
+    bool all = false;                           // explicit "every dead letter" for requeue/purge
 
     // True when no condition is given (all does not count).
-    bool empty() const noexcept {
-        return !queue && !consumer_group && !partition && !from_us && !to_us && !message_id;
-    }
+    bool empty() const noexcept { return !queue && !consumer_group && !partition && !from_us && !to_us && !message_id; }
 };
 
 // Keys: queue, consumerGroup, partition, from, to (ISO-8601), id (message id), all.

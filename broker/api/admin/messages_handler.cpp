@@ -3,19 +3,19 @@
 // /api/v1/status/queues/:queue/messages. Statuses come from SQL (sql/procedures/73_browse.sql);
 // a delete is a tombstone (44_tombstones.sql). This file parses, calls store/messages_store,
 // decodes the segments the database could not (zstd without queen_ext), and renders.
-#include "api/admin/messages_requests.hpp"
-#include "api/shared/payload_encryption.hpp"
 #include "api/admin/handlers.hpp"
+#include "api/admin/messages_requests.hpp"
 #include "api/admin/trace_requests.hpp"
-#include "domain/message_id.hpp"
-#include "util/wall_clock.hpp"
+#include "api/shared/payload_encryption.hpp"
 #include "crypto/payload_cipher.hpp"
+#include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "metrics/prometheus_metrics.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_reader.hpp"
 #include "store/messages_store.hpp"
+#include "util/wall_clock.hpp"
 
 #include <chrono>
 
@@ -76,7 +76,9 @@ std::string_view mode_type(bool queue_mode, std::int64_t bus_groups) {
     return bus_groups > 0 ? "bus" : "none";
 }
 
-std::string queue_path(const std::string& queue, const std::string& partition) { return queue + "/" + partition; }
+std::string queue_path(const std::string& queue, const std::string& partition) {
+    return queue + "/" + partition;
+}
 
 // The path's message: its partition id (404 when it is not one) and transaction id.
 std::int64_t path_partition(const http::request_context& rc) {
@@ -90,9 +92,8 @@ std::int64_t path_partition(const http::request_context& rc) {
 // GET /api/v1/messages?queue=&partition=&ns=&task=&status=&consumerGroup=&from=&to=&limit=200&offset=0
 asio::awaitable<http::response> handle_browse_messages(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_message_browse(rc.query, ctx.limits, util::wall_clock_us());
-    const store::browse_filter filter{req.queue, req.partition,    req.namespace_name, req.task,
-                                      req.status, req.consumer_group, req.from_us,      req.to_us,
-                                      req.limit, req.offset};
+    const store::browse_filter filter{req.queue,          req.partition, req.namespace_name, req.task,  req.status,
+                                      req.consumer_group, req.from_us,   req.to_us,          req.limit, req.offset};
     const auto page = co_await store::browse_messages(ctx.pool, filter);
     fallback_decoder decoder;
     render::json_writer out;

@@ -52,8 +52,8 @@ message_browse_request parse_message_browse(const std::map<std::string, std::str
         bool known = false;
         for (auto k : statuses) known = known || *s == k;
         if (!known)
-            throw bad_request(fmt::format(
-                "status must be pending, processing, completed, dead_letter or deleted, got '{}'", *s));
+            throw bad_request(
+                fmt::format("status must be pending, processing, completed, dead_letter or deleted, got '{}'", *s));
         r.status = std::move(*s);
     }
     r.consumer_group = name_of(q, "consumerGroup", lim);

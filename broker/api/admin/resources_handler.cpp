@@ -2,8 +2,8 @@
 // /resources/queues/:queue, /resources/namespaces, /resources/tasks, and POST
 // /api/v1/stats/refresh. Lists read the stats snapshot (sql/procedures/68_stats.sql); one
 // queue's detail is counted live. This file parses, calls store/resources_store, renders.
-#include "api/admin/resources_requests.hpp"
 #include "api/admin/handlers.hpp"
+#include "api/admin/resources_requests.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"

@@ -13,7 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-
 std::string bounded_string(const json& v, const std::string& what, const limits& lim) {
     if (!v.is_string()) throw bad_request(what + " must be a string");
     auto s = v.get<std::string>();

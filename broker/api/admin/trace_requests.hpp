@@ -14,11 +14,11 @@
 namespace queen::api {
 
 struct trace_request {
-    std::string partition_id;          // as sent (opaque); resolved by the handler
-    std::string transaction_id;        // a name (api/validate: check_name)
-    std::string consumer_group;        // "__QUEUE_MODE__" when absent, null or ""
-    std::string event_type = "info";   // a name
-    std::string data;                  // JSON text, verbatim from the request (null allowed)
+    std::string partition_id;              // as sent (opaque); resolved by the handler
+    std::string transaction_id;            // a name (api/validate: check_name)
+    std::string consumer_group;            // "__QUEUE_MODE__" when absent, null or ""
+    std::string event_type = "info";       // a name
+    std::string data;                      // JSON text, verbatim from the request (null allowed)
     std::vector<std::string> trace_names;  // each a name, duplicates dropped, order kept
 };
 
@@ -27,7 +27,6 @@ inline constexpr std::size_t max_trace_names = 100;
 // POST /api/v1/traces {transactionId, partitionId, consumerGroup?, eventType?, data, traceNames?}.
 // traceNames may be an array of strings or a single string.
 trace_request parse_trace(const nlohmann::json& body, const limits& lim);
-
 
 struct trace_page {
     std::int64_t limit = 100;

@@ -1,9 +1,9 @@
 // Trace routes (docs/traces.md): POST /api/v1/traces, GET /api/v1/traces/:partitionId/:transactionId,
 // GET /api/v1/traces/by-name/:name, GET /api/v1/traces/names. The SQL is in
 // sql/procedures/76_traces.sql, called through store/traces_store.
-#include "api/shared/paging_answer.hpp"
 #include "api/admin/handlers.hpp"
 #include "api/admin/trace_requests.hpp"
+#include "api/shared/paging_answer.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "store/traces_store.hpp"

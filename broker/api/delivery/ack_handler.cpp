@@ -1,6 +1,6 @@
 #include "api/delivery/activity_recording.hpp"
-#include "api/delivery/opaque_span_offsets.hpp"
 #include "api/delivery/handlers.hpp"
+#include "api/delivery/opaque_span_offsets.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"
@@ -24,7 +24,8 @@ std::vector<store::ack_request> ack_call(const std::vector<ack_item>& acks, cons
         const auto& a = acks[i];
         std::optional<std::string> lease;
         if (a.lease_id && !a.lease_id->empty()) lease = *a.lease_id;
-        out.push_back({*parse_partition_id(a.partition_id), a.transaction_id, a.offset, lease, to_sql(a.status), a.error});
+        out.push_back(
+            {*parse_partition_id(a.partition_id), a.transaction_id, a.offset, lease, to_sql(a.status), a.error});
     }
     return out;
 }

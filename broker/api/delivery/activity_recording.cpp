@@ -16,16 +16,20 @@ struct ack_tally {
 void tally_ack(std::map<std::string, ack_tally>& by_queue, const ack_item& item, const store::ack_outcome& a) {
     if (!a.success || a.noop || !a.queue_name) return;
     auto& t = by_queue[*a.queue_name];
-    if (item.status == ack_status::completed) ++t.success;
-    else ++t.failed;
+    if (item.status == ack_status::completed)
+        ++t.success;
+    else
+        ++t.failed;
 }
 
 // Counts one applied ack in the Prometheus families of its (queue, group).
 void count_ack(metrics::prometheus_metrics& prometheus, const ack_item& item, const store::ack_outcome& a) {
     if (!a.success || a.noop || !a.queue_name) return;
     const auto& queue = *a.queue_name;
-    if (item.status == ack_status::completed) prometheus.acked(queue, item.consumer_group, 1);
-    else if (item.status != ack_status::dlq) prometheus.nacked(queue, item.consumer_group, to_sql(item.status), 1);
+    if (item.status == ack_status::completed)
+        prometheus.acked(queue, item.consumer_group, 1);
+    else if (item.status != ack_status::dlq)
+        prometheus.nacked(queue, item.consumer_group, to_sql(item.status), 1);
     if (a.dlq)
         prometheus.dead_lettered(queue, item.consumer_group, item.status == ack_status::dlq ? "dlq" : "retries", 1);
 }
@@ -95,8 +99,7 @@ void record_acks(metrics::activity_counters& activity, metrics::prometheus_metri
 }
 
 void record_transaction(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus,
-                        const transaction_request& tx,
-                        const store::transaction_outcome& outcome,
+                        const transaction_request& tx, const store::transaction_outcome& outcome,
                         const std::vector<std::size_t>& ack_op_index) {
     activity.transaction_total();
     if (!outcome.success) return;

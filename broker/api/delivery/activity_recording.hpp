@@ -25,8 +25,8 @@ struct pop_delivery {
 };
 
 // A push request: the messages stored (duplicates are not), per queue.
-void record_push(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus, const std::vector<domain::push_item>& items,
-                 const std::vector<domain::push_outcome>& outcomes);
+void record_push(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus,
+                 const std::vector<domain::push_item>& items, const std::vector<domain::push_outcome>& outcomes);
 // One claim of a pop: what it did besides handing out spans (leases taken over, offsets
 // handed out again, messages dead-lettered on the way), per (queue, group).
 void record_claim(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus,
@@ -38,12 +38,12 @@ void record_pop(metrics::activity_counters& activity, metrics::prometheus_metric
 // An ack request: every ack item; per queue the applied ones, completed as success and
 // failed, retry or dlq as failed; and the messages it moved to the dead letters. Prometheus:
 // per (queue, group) acked, nacked by status, and dead-lettered by reason (dlq, retries).
-void record_acks(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus, const std::vector<ack_item>& acks,
-                 const std::vector<store::ack_outcome>& answers);
+void record_acks(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus,
+                 const std::vector<ack_item>& acks, const std::vector<store::ack_outcome>& answers);
 // A committed transaction: its stored pushes and applied acks as above, and one transaction
 // for each queue it touched.
-void record_transaction(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus, const transaction_request& tx,
-                        const store::transaction_outcome& outcome,
+void record_transaction(metrics::activity_counters& activity, metrics::prometheus_metrics& prometheus,
+                        const transaction_request& tx, const store::transaction_outcome& outcome,
                         const std::vector<std::size_t>& ack_op_index);
 
 }  // namespace queen::api

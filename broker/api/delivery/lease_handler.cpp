@@ -1,6 +1,6 @@
 // POST /api/v1/lease/:leaseId/extend (docs/http-api.md; decisions in docs/consumer-groups.md).
-#include "api/shared/group_requests.hpp"
 #include "api/delivery/handlers.hpp"
+#include "api/shared/group_requests.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"

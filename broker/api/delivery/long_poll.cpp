@@ -42,9 +42,12 @@ std::string_view wake_label(bool signaled, services::wake_reason reason, bool cl
     if (client_gone) return "disconnect";
     if (signaled) {
         switch (reason) {
-            case services::wake_reason::push: return "push";
-            case services::wake_reason::notify: return "notify";
-            case services::wake_reason::recheck: return "recheck";
+            case services::wake_reason::push:
+                return "push";
+            case services::wake_reason::notify:
+                return "notify";
+            case services::wake_reason::recheck:
+                return "recheck";
         }
     }
     return past_deadline ? "timeout" : "recheck";
@@ -53,7 +56,11 @@ std::string_view wake_label(bool signaled, services::wake_reason reason, bool cl
 }  // namespace
 
 long_poll::long_poll(broker_context& ctx, http::request_context& rc, std::string queue, clock::time_point deadline)
-    : ctx_(ctx), rc_(rc), queue_(std::move(queue)), deadline_(deadline), slot_(take_slot(ctx, rc)),
+    : ctx_(ctx),
+      rc_(rc),
+      queue_(std::move(queue)),
+      deadline_(deadline),
+      slot_(take_slot(ctx, rc)),
       state_(std::make_shared<wake_state>(rc.executor)) {}
 
 long_poll::~long_poll() {
@@ -79,7 +86,9 @@ void long_poll::park() {
     parked_since_ = clock::now();
 }
 
-void long_poll::before_claim() { state_->signaled = false; }
+void long_poll::before_claim() {
+    state_->signaled = false;
+}
 
 asio::awaitable<bool> long_poll::wait_for_more() {
     if (state_->client_gone || clock::now() >= deadline_) co_return false;

@@ -1,13 +1,13 @@
 #include "api/delivery/opaque_span_offsets.hpp"
 
 #include "api/shared/validate.hpp"
-#include "store/acks_store.hpp"
 #include "segment/segment_reader.hpp"
+#include "store/acks_store.hpp"
 
+#include <utility>
 #include <charconv>
 #include <map>
 #include <string>
-#include <utility>
 
 namespace queen::api {
 
@@ -27,13 +27,14 @@ boost::asio::awaitable<void> resolve_offsets_in_undecodable_spans(db::pg_pool& p
         auto it = wanted.find({span.partition_id, span.consumer_group});
         if (it == wanted.end()) continue;
         const segment::segment_reader reader(std::string_view(span.body), span.first_offset);
-        reader.for_each_in_span(span.committed, span.lease_end, {}, [&](std::int64_t off, const segment::frame_view& f) {
-            for (auto* a : it->second) {
-                if (f.transaction_id != a->transaction_id) continue;
-                auto [at, inserted] = found.emplace(a, off);
-                if (!inserted && off < at->second) at->second = off;
-            }
-        });
+        reader.for_each_in_span(span.committed, span.lease_end, {},
+                                [&](std::int64_t off, const segment::frame_view& f) {
+                                    for (auto* a : it->second) {
+                                        if (f.transaction_id != a->transaction_id) continue;
+                                        auto [at, inserted] = found.emplace(a, off);
+                                        if (!inserted && off < at->second) at->second = off;
+                                    }
+                                });
     }
     for (auto [a, off] : found) a->offset = off;
 }

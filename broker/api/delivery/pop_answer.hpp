@@ -14,14 +14,16 @@ namespace queen::api {
 struct pop_message_scope {
     std::int64_t partition_id = 0;
     std::string_view partition;
-    std::string_view lease_id;        // "" with autoAck
+    std::string_view lease_id;  // "" with autoAck
     std::string_view consumer_group;
 };
 
 // About how long a pop answer over `stored_bytes` of segments gets: a message's envelope is
 // about the size of a small stored frame. Reserved up front, so the answer is not copied as
 // it grows.
-constexpr std::size_t expected_pop_answer_bytes(std::size_t stored_bytes) { return 512 + 2 * stored_bytes; }
+constexpr std::size_t expected_pop_answer_bytes(std::size_t stored_bytes) {
+    return 512 + 2 * stored_bytes;
+}
 
 // Writes {id, transactionId, traceId, data, createdAt, offset, partitionId, partition,
 // leaseId, consumerGroup, producerSub} for the frame at `offset`; `data` is the payload to

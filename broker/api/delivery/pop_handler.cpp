@@ -1,11 +1,10 @@
-#include "api/shared/api_error.hpp"
-#include "api/shared/payload_encryption.hpp"
 #include "api/delivery/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
 #include "api/delivery/long_poll.hpp"
 #include "api/delivery/pop_answer.hpp"
+#include "api/shared/api_error.hpp"
+#include "api/shared/payload_encryption.hpp"
 #include "domain/message_id.hpp"
-#include "util/wall_clock.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "maintenance/maintenance_flags.hpp"
@@ -14,6 +13,7 @@
 #include "render/json_writer.hpp"
 #include "segment/segment_reader.hpp"
 #include "store/pop_store.hpp"
+#include "util/wall_clock.hpp"
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -79,17 +79,17 @@ pop_result render_claimed(const broker_context& ctx, const pop_params& p, const 
         const auto& cp = parts[part];
         const pop_message_scope scope{seg.partition_id, cp.name, r.lease_id, p.consumer_group};
         const segment::segment_reader reader(seg.body, seg.first_offset);
-        reader.for_each_in_span(cp.span_start, cp.span_end, seg.skip_offsets,
-                                [&](std::int64_t offset, const segment::frame_view& f) {
-                                    ++r.delivered.messages;
-                                    const std::int64_t lag_ms = std::max<std::int64_t>(0, (now_us - f.created_at_us) / 1000);
-                                    r.delivered.lag_sum_ms += lag_ms;
-                                    r.delivered.lag_max_ms = std::max(r.delivered.lag_max_ms, lag_ms);
-                                    if (crypto::payload_cipher::is_sealed(f.payload))
-                                        write_pop_message(out, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
-                                    else
-                                        write_pop_message(out, scope, offset, f, f.payload);
-                                });
+        reader.for_each_in_span(
+            cp.span_start, cp.span_end, seg.skip_offsets, [&](std::int64_t offset, const segment::frame_view& f) {
+                ++r.delivered.messages;
+                const std::int64_t lag_ms = std::max<std::int64_t>(0, (now_us - f.created_at_us) / 1000);
+                r.delivered.lag_sum_ms += lag_ms;
+                r.delivered.lag_max_ms = std::max(r.delivered.lag_max_ms, lag_ms);
+                if (crypto::payload_cipher::is_sealed(f.payload))
+                    write_pop_message(out, scope, offset, f, deliverable_payload(ctx, f.payload, p.queue));
+                else
+                    write_pop_message(out, scope, offset, f, f.payload);
+            });
     }
     out.end_array().end_object();
     r.json = out.take();

@@ -1,12 +1,12 @@
 #include "api/delivery/activity_recording.hpp"
-#include "api/shared/spool_push.hpp"
+#include "api/delivery/handlers.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"
-#include "api/delivery/handlers.hpp"
-#include "util/wall_clock.hpp"
+#include "api/shared/spool_push.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
+#include "util/wall_clock.hpp"
 
 namespace queen::api {
 

@@ -15,8 +15,7 @@ struct transaction_answer {
 };
 
 // `error` is set exactly when the transaction rolled back.
-transaction_answer render_transaction_answer(const transaction_request& tx,
-                                             const store::transaction_outcome& outcome,
+transaction_answer render_transaction_answer(const transaction_request& tx, const store::transaction_outcome& outcome,
                                              const std::string& transaction_id,
                                              const std::optional<std::string>& error);
 

@@ -1,9 +1,9 @@
 #include "api/delivery/activity_recording.hpp"
-#include "api/shared/spool_push.hpp"
-#include "api/delivery/opaque_span_offsets.hpp"
-#include "api/shared/payload_encryption.hpp"
 #include "api/delivery/handlers.hpp"
+#include "api/delivery/opaque_span_offsets.hpp"
 #include "api/delivery/transaction_answer.hpp"
+#include "api/shared/payload_encryption.hpp"
+#include "api/shared/spool_push.hpp"
 #include "api/shared/transaction_request.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
@@ -39,8 +39,10 @@ std::vector<store::transaction_ack> transaction_acks(const transaction_request& 
     for (auto i : ack_op_index) {
         const auto& a = tx.operations[i].ack;
         std::optional<std::string> lease;
-        if (a.lease_id && segment::parse_uuid(*a.lease_id)) lease = *a.lease_id;
-        else if (a.lease_id && !a.lease_id->empty()) lease = "00000000-0000-0000-0000-000000000000";
+        if (a.lease_id && segment::parse_uuid(*a.lease_id))
+            lease = *a.lease_id;
+        else if (a.lease_id && !a.lease_id->empty())
+            lease = "00000000-0000-0000-0000-000000000000";
         // A partition id that is no row id resolves nowhere (-1): the ack is unresolvable.
         const std::int64_t partition = parse_partition_id(a.partition_id).value_or(-1);
         out.push_back({a.consumer_group, {partition, a.transaction_id, a.offset, lease, to_sql(a.status), a.error}});
@@ -94,8 +96,10 @@ asio::awaitable<http::response> handle_transaction(broker_context& ctx, http::re
     std::vector<const std::vector<domain::push_item>*> pushes;
     std::vector<std::size_t> ack_op_index;  // ack k (1-based in SQL) -> operation index
     for (std::size_t i = 0; i < tx.operations.size(); ++i) {
-        if (tx.operations[i].type == transaction_op::kind::push) pushes.push_back(&tx.operations[i].items);
-        else ack_op_index.push_back(i);
+        if (tx.operations[i].type == transaction_op::kind::push)
+            pushes.push_back(&tx.operations[i].items);
+        else
+            ack_op_index.push_back(i);
     }
     const auto outcome = co_await run_transaction(ctx, tx, pushes, ack_op_index);
     record_transaction(ctx.activity, ctx.prometheus, tx, outcome, ack_op_index);

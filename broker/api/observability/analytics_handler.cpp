@@ -1,18 +1,18 @@
 // The /api/v1/analytics/* routes (docs/status-and-analytics.md): windows over the per-minute
 // activity tables, grouped into the shapes Queen's dashboard reads.
-#include "api/shared/spool_push.hpp"
 #include "api/observability/handlers.hpp"
 #include "api/observability/status_requests.hpp"
+#include "api/shared/spool_push.hpp"
 #include "api/shared/validate.hpp"
 #include "domain/message_id.hpp"
-#include "util/wall_clock.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
 #include "render/record_writer.hpp"
 #include "store/activity_store.hpp"
+#include "util/wall_clock.hpp"
 
-#include <set>
 #include <utility>
+#include <set>
 
 namespace queen::api {
 
@@ -58,7 +58,9 @@ std::string text_at(const db::record_set& rs, std::size_t row, std::string_view 
     return v ? *v : std::string();
 }
 
-http::response json_ok(render::json_writer& out) { return http::json_text(http::bhttp::status::ok, out.take()); }
+http::response json_ok(render::json_writer& out) {
+    return http::json_text(http::bhttp::status::ok, out.take());
+}
 
 }  // namespace
 
@@ -77,8 +79,7 @@ asio::awaitable<http::response> handle_system_metrics(broker_context& ctx, http:
         out.begin_object();
         for (const auto* column : {"hostname", "port", "workerId"}) render::write_member(out, series, i, column);
         out.key("timeSeries").begin_array();
-        for (; i < series.size() && text_at(series, i, "hostname") == host && text_at(series, i, "port") == port;
-             ++i) {
+        for (; i < series.size() && text_at(series, i, "hostname") == host && text_at(series, i, "port") == port; ++i) {
             out.begin_object();
             render::write_member(out, series, i, "timestamp");
             render::write_member(out, series, i, "sampleCount");
@@ -194,9 +195,9 @@ asio::awaitable<http::response> handle_postgres_stats(broker_context& ctx, http:
     // Statement texts carry other applications' literals: every application's for admin only.
     const auto s = co_await store::read_postgres_stats(ctx.pool, rc.caller_admin);
     const std::pair<std::string_view, const db::record_set*> lists[] = {
-        {"tableCache", &s.tables},          {"indexCache", &s.indexes},       {"deadTuples", &s.dead_tuples},
-        {"hotUpdates", &s.hot_updates},     {"activeQueries", &s.active_queries},
-        {"autovacuumStatus", &s.autovacuum}, {"bufferUsage", &s.buffer_usage}, {"tableSizes", &s.table_sizes}};
+        {"tableCache", &s.tables},        {"indexCache", &s.indexes},           {"deadTuples", &s.dead_tuples},
+        {"hotUpdates", &s.hot_updates},   {"activeQueries", &s.active_queries}, {"autovacuumStatus", &s.autovacuum},
+        {"bufferUsage", &s.buffer_usage}, {"tableSizes", &s.table_sizes}};
     render::json_writer out;
     out.begin_object();
     // timestamp, database and the databaseCache, cacheSummary and bufferConfig objects.

@@ -1,12 +1,11 @@
 // The status routes (docs/status-and-analytics.md): windows over the per-minute activity
 // tables, the stats snapshot, and one queue counted now.
-#include "api/shared/api_error.hpp"
-#include "api/shared/spool_push.hpp"
 #include "api/observability/handlers.hpp"
 #include "api/observability/status_requests.hpp"
+#include "api/shared/api_error.hpp"
+#include "api/shared/spool_push.hpp"
 #include "api/shared/validate.hpp"
 #include "domain/message_id.hpp"
-#include "util/wall_clock.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
 #include "render/json_writer.hpp"
@@ -15,6 +14,7 @@
 #include "spool/spool_file.hpp"
 #include "store/activity_store.hpp"
 #include "store/queues_store.hpp"
+#include "util/wall_clock.hpp"
 
 #include <array>
 
@@ -26,7 +26,9 @@ namespace {
 
 constexpr std::int64_t worker_window_us = 120'000'000;  // brokers seen in the last 2 minutes
 
-http::response json_ok(render::json_writer& out) { return http::json_text(http::bhttp::status::ok, out.take()); }
+http::response json_ok(render::json_writer& out) {
+    return http::json_text(http::bhttp::status::ok, out.take());
+}
 
 }  // namespace
 
@@ -100,8 +102,8 @@ asio::awaitable<http::response> handle_status_queue(broker_context& ctx, http::r
     const auto queue = co_await store::status_queue(ctx.pool, name);
     if (queue.size() == 0) throw api_error(error_code::not_found, "Queue not found");
     const auto partitions = co_await store::status_queue_partitions(ctx.pool, name);
-    static constexpr std::array<const char*, 6> counts{"total", "pending", "processing", "completed", "failed",
-                                                       "deadLetter"};
+    static constexpr std::array<const char*, 6> counts{"total",     "pending", "processing",
+                                                       "completed", "failed",  "deadLetter"};
     std::array<long long, 6> totals{};
     for (std::size_t r = 0; r < partitions.size(); ++r)
         for (std::size_t i = 0; i < counts.size(); ++i)

@@ -13,9 +13,12 @@ namespace {
 
 std::int64_t interval_us(analytics_interval i) {
     switch (i) {
-        case analytics_interval::minute: return 60'000'000LL;
-        case analytics_interval::hour: return 3'600'000'000LL;
-        case analytics_interval::day: return 86'400'000'000LL;
+        case analytics_interval::minute:
+            return 60'000'000LL;
+        case analytics_interval::hour:
+            return 3'600'000'000LL;
+        case analytics_interval::day:
+            return 86'400'000'000LL;
     }
     return 3'600'000'000LL;
 }
@@ -40,10 +43,14 @@ status_analytics_request parse_status_analytics(const std::map<std::string, std:
     status_analytics_request r;
     r.window = parse_status_window(q, lim, std::chrono::hours(24), now_us);
     if (auto it = q.find("interval"); it != q.end() && !it->second.empty()) {
-        if (it->second == "minute") r.interval = analytics_interval::minute;
-        else if (it->second == "hour") r.interval = analytics_interval::hour;
-        else if (it->second == "day") r.interval = analytics_interval::day;
-        else throw bad_request(fmt::format("interval must be minute, hour or day, got '{}'", it->second));
+        if (it->second == "minute")
+            r.interval = analytics_interval::minute;
+        else if (it->second == "hour")
+            r.interval = analytics_interval::hour;
+        else if (it->second == "day")
+            r.interval = analytics_interval::day;
+        else
+            throw bad_request(fmt::format("interval must be minute, hour or day, got '{}'", it->second));
     }
     const std::int64_t width = interval_us(r.interval);
     const std::int64_t points = (r.window.to_us / width) - (r.window.from_us / width) + 1;
@@ -55,9 +62,12 @@ status_analytics_request parse_status_analytics(const std::map<std::string, std:
 
 const char* interval_name(analytics_interval i) {
     switch (i) {
-        case analytics_interval::minute: return "minute";
-        case analytics_interval::hour: return "hour";
-        case analytics_interval::day: return "day";
+        case analytics_interval::minute:
+            return "minute";
+        case analytics_interval::hour:
+            return "hour";
+        case analytics_interval::day:
+            return "day";
     }
     return "hour";
 }

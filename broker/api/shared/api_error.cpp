@@ -5,15 +5,24 @@ namespace queen::api {
 boost::beast::http::status status_of(error_code code) {
     using boost::beast::http::status;
     switch (code) {
-        case error_code::bad_request: return status::bad_request;
-        case error_code::unauthorized: return status::unauthorized;
-        case error_code::forbidden: return status::forbidden;
-        case error_code::not_found: return status::not_found;
-        case error_code::method_not_allowed: return status::method_not_allowed;
-        case error_code::conflict: return status::conflict;
-        case error_code::payload_too_large: return status::payload_too_large;
-        case error_code::too_many_requests: return status::too_many_requests;
-        case error_code::unavailable: return status::service_unavailable;
+        case error_code::bad_request:
+            return status::bad_request;
+        case error_code::unauthorized:
+            return status::unauthorized;
+        case error_code::forbidden:
+            return status::forbidden;
+        case error_code::not_found:
+            return status::not_found;
+        case error_code::method_not_allowed:
+            return status::method_not_allowed;
+        case error_code::conflict:
+            return status::conflict;
+        case error_code::payload_too_large:
+            return status::payload_too_large;
+        case error_code::too_many_requests:
+            return status::too_many_requests;
+        case error_code::unavailable:
+            return status::service_unavailable;
     }
     return status::internal_server_error;
 }

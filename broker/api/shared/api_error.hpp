@@ -39,6 +39,8 @@ private:
 // QN404 → 404, QN409 → 409, any other QN code → 400. The message is the procedure's own.
 api_error from_procedure(const std::string& sqlstate, const std::string& message);
 
-inline api_error bad_request(std::string message) { return api_error(error_code::bad_request, std::move(message)); }
+inline api_error bad_request(std::string message) {
+    return api_error(error_code::bad_request, std::move(message));
+}
 
 }  // namespace queen::api

@@ -3,14 +3,14 @@
 // the server.
 #include "config/config.hpp"
 #include "config/limits.hpp"
-#include "services/queue_settings.hpp"
 #include "crypto/payload_cipher.hpp"
+#include "db/pg_pool.hpp"
+#include "http/per_client_slots.hpp"
 #include "services/pop_waiters.hpp"
 #include "services/push_fusion.hpp"
 #include "services/push_notifier.hpp"
+#include "services/queue_settings.hpp"
 #include "services/rate_limiter.hpp"
-#include "db/pg_pool.hpp"
-#include "http/per_client_slots.hpp"
 
 #include <chrono>
 #include <optional>
@@ -26,7 +26,7 @@ namespace queen::metrics {
 class activity_counters;
 class prometheus_metrics;
 class scrape_cache;
-}
+}  // namespace queen::metrics
 namespace queen::spool {
 class spool_file;
 class spool_drainer;
@@ -45,7 +45,7 @@ struct broker_context {
     services::push_notifier& notifier;
     services::pop_waiters& waiters;
     config::limits limits;
-    std::string database_mode;   // "embedded" or "external"
+    std::string database_mode;  // "embedded" or "external"
     int schema_version = 0;
     // Maintenance flags and the spool (docs/maintenance-and-spool.md).
     maintenance::maintenance_flags& maintenance;

@@ -8,7 +8,9 @@ namespace queen::api {
 
 namespace {
 
-http::failure_answer domain(const api_error& e) { return {status_of(e.code()), e.what(), e.retry_after_seconds()}; }
+http::failure_answer domain(const api_error& e) {
+    return {status_of(e.code()), e.what(), e.retry_after_seconds()};
+}
 
 }  // namespace
 

@@ -25,7 +25,6 @@ json_document object_body(std::string_view body, const limits& lim) {
     return document;
 }
 
-
 std::int64_t iso_field(const json& obj, const char* key) {
     const json* v = present_field(obj, key);
     if (!v) throw bad_request(fmt::format("{} is required (an ISO-8601 time stamp)", key));
@@ -70,6 +69,8 @@ std::int64_t parse_subscription(std::string_view body, const limits& lim) {
     return iso_field(j, "subscriptionTimestamp");
 }
 
-void check_group_name(const std::string& group, const limits& lim) { check_name("consumer group", group, lim); }
+void check_group_name(const std::string& group, const limits& lim) {
+    check_name("consumer group", group, lim);
+}
 
 }  // namespace queen::api

@@ -1,8 +1,8 @@
 #pragma once
-// Parsing and validation for the lease-extension and consumer-group routes (docs/http-api.md, docs/consumer-groups.md, "POST
-// /api/v1/lease/:leaseId/extend" and "Consumer groups"; decisions in docs/consumer-groups.md).
-// Pure functions like api/requests: no database; they throw api_error(bad_request, ...)
-// naming exactly what is wrong. null means absent; unknown keys are ignored.
+// Parsing and validation for the lease-extension and consumer-group routes (docs/http-api.md, docs/consumer-groups.md,
+// "POST /api/v1/lease/:leaseId/extend" and "Consumer groups"; decisions in docs/consumer-groups.md). Pure functions
+// like api/requests: no database; they throw api_error(bad_request, ...) naming exactly what is wrong. null means
+// absent; unknown keys are ignored.
 #include "api/shared/api_error.hpp"
 #include "api/shared/requests.hpp"
 

@@ -8,8 +8,8 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
 #include <utility>
+#include <cstdint>
 #include <vector>
 
 namespace queen::api {
@@ -70,7 +70,8 @@ std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth
             continue;
         }
         if (in_string) {
-            if (c == '"') in_string = false;
+            if (c == '"')
+                in_string = false;
             else if (c == '\\') {
                 i = check_escape(text, i);
                 continue;
@@ -81,8 +82,8 @@ std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth
             ++i;
             continue;
         }
-        const bool literal_byte = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' || c == '.' ||
-                                  (c >= 'A' && c <= 'Z');
+        const bool literal_byte = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-' || c == '+' ||
+                                  c == '.' || (c >= 'A' && c <= 'Z');
         if (literal_byte && !in_literal) count_value(i);
         in_literal = literal_byte;
         if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {

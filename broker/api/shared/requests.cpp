@@ -3,8 +3,8 @@
 #include "api/shared/json_guard.hpp"
 
 #include "domain/message_id.hpp"
-#include "util/wall_clock.hpp"
 #include "segment/segment_codec.hpp"
+#include "util/wall_clock.hpp"
 
 #include <fmt/core.h>
 
@@ -19,8 +19,9 @@ using nlohmann::json;
 
 namespace {
 
-
-std::string item_prefix(std::size_t index) { return fmt::format("items[{}]", index); }
+std::string item_prefix(std::size_t index) {
+    return fmt::format("items[{}]", index);
+}
 
 std::optional<std::string> optional_string(const json& obj, const char* key, const std::string& where) {
     const json* v = present_field(obj, key);
@@ -31,7 +32,9 @@ std::optional<std::string> optional_string(const json& obj, const char* key, con
     return s;
 }
 
-std::string type_name(const json& v) { return v.type_name(); }
+std::string type_name(const json& v) {
+    return v.type_name();
+}
 
 }  // namespace
 
@@ -104,8 +107,8 @@ std::vector<domain::push_item> parse_push(const json& body, const limits& lim) {
         }
         auto payload = raw.find("payload");
         if (payload != raw.end()) check_payload_depth(*payload, where + "payload", lim);
-        item.payload = payload == raw.end() ? std::string("null")
-                                            : payload->dump(-1, ' ', false, json::error_handler_t::strict);
+        item.payload =
+            payload == raw.end() ? std::string("null") : payload->dump(-1, ' ', false, json::error_handler_t::strict);
         items.push_back(std::move(item));
         ++index;
     }
@@ -121,10 +124,14 @@ void stamp_producer(std::vector<domain::push_item>& items, const std::optional<s
 
 const char* to_sql(ack_status s) {
     switch (s) {
-        case ack_status::completed: return "completed";
-        case ack_status::failed: return "failed";
-        case ack_status::retry: return "retry";
-        case ack_status::dlq: return "dlq";
+        case ack_status::completed:
+            return "completed";
+        case ack_status::failed:
+            return "failed";
+        case ack_status::retry:
+            return "retry";
+        case ack_status::dlq:
+            return "dlq";
     }
     return "completed";
 }
@@ -140,8 +147,9 @@ std::string group_of(const json& obj, const std::string& where, const std::strin
 
 ack_item parse_ack_object(const json& obj, const std::string& where, const std::string& default_group,
                           const limits& lim) {
-    if (!obj.is_object()) throw bad_request((where.empty() ? std::string("body") : where.substr(0, where.size() - 1)) +
-                                            " must be a JSON object");
+    if (!obj.is_object())
+        throw bad_request((where.empty() ? std::string("body") : where.substr(0, where.size() - 1)) +
+                          " must be a JSON object");
     ack_item a;
     auto tx = optional_string(obj, "transactionId", where);
     if (!tx) tx = optional_string(obj, "id", where);
@@ -151,11 +159,17 @@ ack_item parse_ack_object(const json& obj, const std::string& where, const std::
     if (!pid || pid->empty()) throw bad_request(where + "partitionId is required");
     a.partition_id = std::move(*pid);
     if (auto st = optional_string(obj, "status", where)) {
-        if (*st == "completed" || *st == "success") a.status = ack_status::completed;
-        else if (*st == "failed") a.status = ack_status::failed;
-        else if (*st == "retry") a.status = ack_status::retry;
-        else if (*st == "dlq") a.status = ack_status::dlq;
-        else throw bad_request(fmt::format("{}status '{}' is unknown; use completed, success, failed, retry or dlq", where, *st));
+        if (*st == "completed" || *st == "success")
+            a.status = ack_status::completed;
+        else if (*st == "failed")
+            a.status = ack_status::failed;
+        else if (*st == "retry")
+            a.status = ack_status::retry;
+        else if (*st == "dlq")
+            a.status = ack_status::dlq;
+        else
+            throw bad_request(
+                fmt::format("{}status '{}' is unknown; use completed, success, failed, retry or dlq", where, *st));
     }
     a.error = optional_string(obj, "error", where);
     a.lease_id = optional_string(obj, "leaseId", where);
@@ -170,7 +184,9 @@ ack_item parse_ack_object(const json& obj, const std::string& where, const std::
 
 }  // namespace
 
-ack_item parse_ack(const json& body, const limits& lim) { return parse_ack_object(body, "", queue_mode_group, lim); }
+ack_item parse_ack(const json& body, const limits& lim) {
+    return parse_ack_object(body, "", queue_mode_group, lim);
+}
 
 std::vector<ack_item> parse_ack_batch(const json& body, const limits& lim) {
     if (!body.is_object()) throw bad_request("request body must be a JSON object with an acknowledgments array");
@@ -187,8 +203,9 @@ std::vector<ack_item> parse_ack_batch(const json& body, const limits& lim) {
     return out;
 }
 
-bool query_bool(const std::string& value) { return value == "true" || value == "1"; }
-
+bool query_bool(const std::string& value) {
+    return value == "true" || value == "1";
+}
 
 pop_params parse_pop(const std::string& queue, const std::optional<std::string>& partition,
                      const std::map<std::string, std::string>& q, const limits& lim, bool from_beginning_by_default) {
@@ -210,8 +227,10 @@ pop_params parse_pop(const std::string& queue, const std::optional<std::string>&
     }
     if (p.consumer_group != queue_mode_group) {
         auto mode = q.find("subscriptionMode");
-        if (mode == q.end() || mode->second.empty()) p.subscribe_all = from_beginning_by_default;
-        else if (mode->second == "new" || mode->second == "new-only") p.subscribe_all = false;
+        if (mode == q.end() || mode->second.empty())
+            p.subscribe_all = from_beginning_by_default;
+        else if (mode->second == "new" || mode->second == "new-only")
+            p.subscribe_all = false;
         auto from = q.find("subscriptionFrom");
         if (from != q.end() && !from->second.empty() && from->second != "null") {
             if (from->second == "now") {
@@ -219,8 +238,9 @@ pop_params parse_pop(const std::string& queue, const std::optional<std::string>&
                 p.subscription_at.reset();
             } else {
                 auto t = domain::parse_iso_time(from->second);
-                if (!t) throw bad_request("subscriptionFrom must be 'now' or an ISO-8601 time stamp, got '" +
-                                          from->second + "'");
+                if (!t)
+                    throw bad_request("subscriptionFrom must be 'now' or an ISO-8601 time stamp, got '" + from->second +
+                                      "'");
                 p.subscribe_all = false;
                 p.subscription_at = *t;
             }

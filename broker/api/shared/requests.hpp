@@ -1,13 +1,13 @@
 #pragma once
 // Parsing and validation of request bodies and query strings into plain types. Pure
 // functions: they need no database, and throw api_error(bad_request, ...) naming exactly
-// what is wrong. The tolerances of docs/http-api.md ("Conventions") apply: null means absent for optional fields, unknown
-// keys are ignored, an unknown subscriptionMode means "all".
+// what is wrong. The tolerances of docs/http-api.md ("Conventions") apply: null means absent for optional fields,
+// unknown keys are ignored, an unknown subscriptionMode means "all".
 #include "api/shared/api_error.hpp"
 #include "api/shared/validate.hpp"
 #include "config/limits.hpp"
-#include "util/memory_budget.hpp"
 #include "domain/push_item.hpp"
+#include "util/memory_budget.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -48,8 +48,6 @@ inline constexpr std::size_t json_value_cost_bytes = 128;
 // Retry-After when lim.parse_budget cannot take the document's cost now.
 json_document parse_json_body(std::string_view body, const limits& lim);
 
-
-
 // POST /api/v1/push. Items keep request order. Missing transactionIds are generated.
 std::vector<domain::push_item> parse_push(const nlohmann::json& body, const limits& lim);
 // Stamps every item with the pushing token's "sub" (none: auth off, or no sub), the only
@@ -64,12 +62,12 @@ const char* to_sql(ack_status s);
 
 struct ack_item {
     std::string transaction_id;
-    std::string partition_id;             // as sent; resolved by the handler
+    std::string partition_id;  // as sent; resolved by the handler
     ack_status status = ack_status::completed;
     std::optional<std::string> error;
     std::optional<std::string> lease_id;
     std::optional<std::int64_t> offset;
-    std::string consumer_group;           // queue mode spelled __QUEUE_MODE__
+    std::string consumer_group;  // queue mode spelled __QUEUE_MODE__
 };
 
 // POST /api/v1/ack.
@@ -106,7 +104,6 @@ struct configure_request {
 
 // POST /api/v1/configure.
 configure_request parse_configure(const nlohmann::json& body, const limits& lim);
-
 
 // Query-string booleans: "true" and "1" are true, everything else false.
 bool query_bool(const std::string& value);

@@ -38,9 +38,10 @@ boost::asio::awaitable<http::response> spool_push(broker_context& ctx, const std
         // The details (paths, errno) go to the log, not to the client.
         log::warn("push: the spool cannot take {} item(s): {}", items.size(), failure);
         throw api_error(error_code::unavailable,
-                        full ? "push not accepted: the database is not taking pushes now and this broker's spool is full"
-                             : "push not accepted: the database is not taking pushes now and this broker's spool "
-                               "cannot be written",
+                        full
+                            ? "push not accepted: the database is not taking pushes now and this broker's spool is full"
+                            : "push not accepted: the database is not taking pushes now and this broker's spool "
+                              "cannot be written",
                         1);
     }
     ctx.drainer.kick();

@@ -10,7 +10,7 @@ namespace queen::api {
 struct transaction_op {
     enum class kind { push, ack } type = kind::push;
     std::vector<domain::push_item> items;  // push
-    ack_item ack;                        // ack
+    ack_item ack;                          // ack
 };
 
 struct transaction_request {

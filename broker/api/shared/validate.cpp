@@ -27,8 +27,8 @@ void check_no_nul(const std::string& what, std::string_view value) {
 
 void check_payload_depth(const nlohmann::json& payload, const std::string& what, const config::limits& lim) {
     if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth)
-        throw bad_request(fmt::format("{} nests deeper than {} levels, the limit for payloads", what,
-                                      lim.max_payload_depth));
+        throw bad_request(
+            fmt::format("{} nests deeper than {} levels, the limit for payloads", what, lim.max_payload_depth));
 }
 
 std::int64_t json_integer(const nlohmann::json& value, const std::string& what, std::int64_t min, std::int64_t max) {
