@@ -185,7 +185,7 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
             if (!conf) throw std::runtime_error("test_cluster: cannot write postgresql.conf");
         }
         conninfo_ = conninfo_for(database_);
-        start();
+        start_first_time();
         if (database_ != "postgres") {
             PGconn* c = PQconnectdb(conninfo_for("postgres").c_str());
             std::unique_ptr<PGconn, decltype(&PQfinish)> guard(c, &PQfinish);
@@ -231,10 +231,10 @@ test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_
         give(root_);
         fs::create_directory(socket_dir_);
         give(socket_dir_);
-        port_ = free_tcp_port();
         auto [rc, out] = run({bin_dir_ + "/pg_basebackup", "-D", data_dir_.string(), "-h", "127.0.0.1", "-p",
                               std::to_string(primary.port_), "-U", "postgres", "-R", "-X", "stream", "--no-sync"});
         if (rc != 0) throw std::runtime_error("test_cluster: pg_basebackup failed:\n" + out);
+        port_ = free_tcp_port();  // chosen after the base backup, which can take a while
         {
             // Later lines win: the standby's own port and socket directory.
             std::ofstream conf(data_dir_ / "postgresql.conf", std::ios::app);
@@ -243,7 +243,7 @@ test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_
             if (!conf) throw std::runtime_error("test_cluster: cannot write the standby's postgresql.conf");
         }
         conninfo_ = conninfo_for(database_);
-        start();
+        start_first_time();
     } catch (...) {
         if (running_) run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
         std::error_code ec;
@@ -301,6 +301,29 @@ void test_cluster::start() {
         throw std::runtime_error("test_cluster: pg_ctl start failed:\n" + out + "\nlog:\n" + log);
     }
     running_ = true;
+}
+
+void test_cluster::start_first_time() {
+    for (int attempt = 1;; ++attempt) {
+        const auto log_size = fs::exists(log_) ? fs::file_size(log_) : 0;
+        auto [rc, out] = run({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+        if (rc == 0) {
+            running_ = true;
+            return;
+        }
+        std::ifstream in(log_);
+        in.seekg(static_cast<std::streamoff>(log_size));
+        const std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (log.find("could not bind") == std::string::npos || attempt >= 5)
+            throw std::runtime_error("test_cluster: pg_ctl start failed:\n" + out + "\nlog:\n" + log);
+        // Later lines of postgresql.conf win.
+        port_ = free_tcp_port();
+        std::ofstream conf(data_dir_ / "postgresql.conf", std::ios::app);
+        conf << "\n# the port chosen first was taken\nport = " << port_ << "\n";
+        if (!conf) throw std::runtime_error("test_cluster: cannot write postgresql.conf");
+        conf.close();
+        conninfo_ = conninfo_for(database_);
+    }
 }
 
 std::string test_cluster::run_sql(const std::string& sql) const {

@@ -58,6 +58,9 @@ public:
 private:
     struct standby_tag {};
     test_cluster(standby_tag, const test_cluster& primary);
+    // The first start: when another process took the port chosen for this cluster (a port is
+    // only free until someone binds it), moves to another free port and tries again.
+    void start_first_time();
 
     std::filesystem::path root_, data_dir_, socket_dir_, log_;
     std::string bin_dir_;
