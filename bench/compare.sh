@@ -8,16 +8,22 @@
 # Environment (defaults in brackets):
 #   MESSAGES [200000]       N of the headline work: produce N ≈200-byte JSON messages, consume
 #                           and acknowledge all N
-#   SCENARIOS ["a b c d e f g"]  queen scenarios (a push, b pop+ack a backlog, c both at once,
-#                           d c over 1/100/10,000/100,000 partitions, e fan-out to 10 groups,
-#                           f 4-stage ordered pipeline over 1,000 partitions, g latency at a
-#                           fixed moderate rate)
+#   SCENARIOS ["a b c d e f g s"]  queen scenarios (a push, b pop+ack a backlog, c both at
+#                           once, d c over 1/100/10,000/100,000 partitions, e fan-out to 10
+#                           groups, f 4-stage ordered pipeline over 1,000 partitions, g latency
+#                           at a fixed moderate rate, s the partition sweep: c over
+#                           SWEEP_PARTITIONS with pops of each of SWEEP_POP_PARTITIONS)
 #   PEERS ["pgq pgboss"]    peers to run (installed from the package registries when missing;
 #                           empty: none)
 #   CEILINGS [1]            0 skips pg_test_fsync and the pgbench raw-insert ceiling
 #   EXTENSION [off]         on: CREATE EXTENSION queen_ext in the broker's database
 #   FANOUT_MESSAGES [N/10]  PIPELINE_MESSAGES [N/4]  RATE [2000]  RATE_MESSAGES [RATE × 20]
 #   PARTITIONS_LIST ["1 100 10000 100000"]
+#   SWEEP_PARTITIONS ["1 100 10000 100000 1000000"]  SWEEP_POP_PARTITIONS ["1 100"]: a sweep
+#                           row over P partitions pushes max(N, 2P) messages, so that every
+#                           partition is created by a push; SWEEP_PROFILE [100000]: the
+#                           partition count whose rows keep a pg_stat_statements profile
+#                           (WORK/profile-P*-k*.txt) and whose backlog is pushed, then consumed
 #   KEEP [0]                1 keeps the work directory (logs, JSON lines)
 #   PROFILE_ROWS [15]       statements kept per database in the pg_stat_statements profiles
 # Every line of the table states its conditions; JSON lines are in WORK/results.jsonl.
@@ -30,7 +36,7 @@ source "$ROOT/bench/lib/common.sh"
 source "$ROOT/bench/lib/postgres.sh"
 
 N=${MESSAGES:-200000}
-SCENARIOS=${SCENARIOS:-"a b c d e f g"}
+SCENARIOS=${SCENARIOS:-"a b c d e f g s"}
 PEERS=${PEERS-"pgq pgboss"}
 CEILINGS=${CEILINGS:-1}
 EXTENSION=${EXTENSION:-off}
@@ -39,6 +45,9 @@ PIPELINE_MESSAGES=${PIPELINE_MESSAGES:-$((N / 4))}
 RATE=${RATE:-2000}
 RATE_MESSAGES=${RATE_MESSAGES:-$((RATE * 20))}
 PARTITIONS_LIST=${PARTITIONS_LIST:-"1 100 10000 100000"}
+SWEEP_PARTITIONS=${SWEEP_PARTITIONS:-"1 100 10000 100000 1000000"}
+SWEEP_POP_PARTITIONS=${SWEEP_POP_PARTITIONS:-"1 100"}
+SWEEP_PROFILE=${SWEEP_PROFILE:-100000}
 KEEP=${KEEP:-0}
 QUEEN="$BUILD_DIR/queen"
 QUEEN_BENCH="$BUILD_DIR/queen_bench"
@@ -58,9 +67,11 @@ jq -rs --argjson fsync "$FSYNC_OPS" --argjson raw "$RAW_CEILING" '
   def us($n): if . == null or $n == null or $n == 0 then "-" else ((. * 1000000 / $n) | floor | tostring) end;
   def thr($k): .throughput[$k] // null;
   def count: (if (.conditions | type) == "object" then .conditions.messages else null end) // .messages // null;
-  (["system", "scenario", "produce/s", "consume/s", "e2e/s", "PG CPU µs/msg", "dup/missing/order", "conditions"] | @tsv),
+  (["system", "scenario", "produce/s", "consume/s", "e2e/s", "CPU µs/msg PG", "broker", "bench", "dup/missing/order", "conditions"] | @tsv),
   (.[] | [.system, .scenario, (thr("push") // thr("produce") | f0), (thr("consume") | f0), (thr("endToEnd") | f0),
           (count as $n | .cpuSeconds.postgres | us($n)),
+          (count as $n | if .system == "queen" then (.cpuSeconds.broker | us($n)) else "-" end),
+          (count as $n | .clientCpuSeconds | us($n)),
           ((.verification // {}) | "\(.duplicates // "-")/\(.missing // "-")/\(.orderViolations // "-")"),
           (.conditionLine // (.conditions | tostring))] | @tsv)
 ' "$results" | column -t -s $'\t' | cut -c1-250
@@ -75,6 +86,14 @@ jq -rs --argjson fsync "$FSYNC_OPS" --argjson raw "$RAW_CEILING" '
   (pick("pg-boss"; "both"; "endToEnd")) as $be |
   "queen / PgQ:     produce \(ratio($qp; $pp))  consume \(ratio($qc; $pc))  end to end \(ratio($qe; $pe))   (targets: e2e ≥ 2)",
   "queen / pg-boss: produce \(ratio($qp; $bp))  consume \(ratio($qc; $bc))  end to end \(ratio($qe; $be))   (target: e2e ≥ 30)",
+  (map(select(.system == "queen" and (.scenario | startswith("s both ")))) as $sweep |
+   ($sweep | map(.conditions.popPartitions) | unique[]) as $k |
+   ($sweep | map(select(.conditions.popPartitions == $k)) | map({key: (.conditions.partitions | tostring), value: .throughput}) | from_entries) as $by |
+   "sweep, pops of partitions=\($k): e2e ÷ 100 partitions: 10,000 \(ratio($by["10000"].endToEnd; $by["100"].endToEnd))  100,000 \(ratio($by["100000"].endToEnd; $by["100"].endToEnd))  1,000,000 \(ratio($by["1000000"].endToEnd; $by["100"].endToEnd))"),
+  (map(select(.system == "queen" and (.scenario | startswith("s push backlog ")))) | .[0]) as $bp |
+  (map(select(.system == "queen" and (.scenario | startswith("s consume backlog ")))) | .[0]) as $bc |
+  (if $bp == null then empty else
+   "sweep, a backlog over \($bp.conditions.partitions) partitions: consume ÷ push \(ratio($bc.throughput.consume; $bp.throughput.push)) (target ≥ 1)" end),
   "ceilings: disk \($fsync // "-") fdatasync commits/s; raw segment INSERT \($raw // "-") msgs/s; queen push = \(ratio($qp; $raw)) of it (target ≥ 0.5); consume / push = \(ratio($qc; $qp)) (target ≥ 1)"
 ' "$results"
 }
@@ -184,6 +203,27 @@ echo "== broker: $(curl -s "$URL/health" | jq -c '{version, codecPath, codec}')"
 POOL_SIZE=$(sed -n 's/.*DB_POOL_SIZE=\([0-9]*\).*/\1/p' "$WORK/broker.log" | head -n 1)
 RSS_START=$(rss_kib "$BROKER_PID")
 
+# The queen database's statements between pss_mark and pss_since_mark (calls, time, rows),
+# most total time first: the profile of one run without resetting the whole run's.
+pss_mark() {
+    pg_sql queen "CREATE UNLOGGED TABLE IF NOT EXISTS public.bench_pss_mark AS
+                  SELECT queryid, calls, total_exec_time, rows FROM pg_stat_statements WHERE false;
+                  TRUNCATE public.bench_pss_mark;
+                  INSERT INTO public.bench_pss_mark SELECT queryid, calls, total_exec_time, rows FROM pg_stat_statements
+                   WHERE dbid = (SELECT oid FROM pg_database WHERE datname = 'queen')" >/dev/null
+}
+pss_since_mark() {
+    pg_sql queen "SELECT s.calls - coalesce(m.calls, 0) AS calls,
+                         round((s.total_exec_time - coalesce(m.total_exec_time, 0))::numeric) AS total_ms,
+                         round(((s.total_exec_time - coalesce(m.total_exec_time, 0))
+                                / nullif(s.calls - coalesce(m.calls, 0), 0))::numeric, 3) AS mean_ms,
+                         s.rows - coalesce(m.rows, 0) AS rows, left(regexp_replace(s.query, '\s+', ' ', 'g'), 140) AS query
+                    FROM pg_stat_statements s LEFT JOIN public.bench_pss_mark m USING (queryid)
+                   WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = 'queen')
+                     AND s.calls > coalesce(m.calls, 0)
+                   ORDER BY total_ms DESC LIMIT ${PROFILE_ROWS:-15}"
+}
+
 qb() {  # label, then queen_bench options
     local label=$1
     shift
@@ -210,6 +250,23 @@ for s in $SCENARIOS; do
         e) qb "e fan-out 10 groups" --mode both --groups 10 --producers 4 --consumers 12 --messages "$FANOUT_MESSAGES" ;;
         f) qb "f pipeline 4 stages" --mode pipeline --stages 4 --partitions 1000 --messages "$PIPELINE_MESSAGES" ;;
         g) qb "g latency at $RATE/s" --mode both --rate "$RATE" --messages "$RATE_MESSAGES" ;;
+        s)
+            for k in $SWEEP_POP_PARTITIONS; do
+                for p in $SWEEP_PARTITIONS; do
+                    [[ $p == "$SWEEP_PROFILE" ]] && pss_mark
+                    qb "s both P=$p pop partitions=$k" --mode both --partitions "$p" --pop-partitions "$k" \
+                        --messages "$(( 2 * p > N ? 2 * p : N ))" --max-seconds 3600
+                    [[ $p == "$SWEEP_PROFILE" ]] && pss_since_mark >"$WORK/profile-P$p-k$k.txt"
+                done
+            done
+            # A backlog over SWEEP_PROFILE partitions, pushed, then consumed by pops of the
+            # last SWEEP_POP_PARTITIONS value.
+            qb "s push backlog P=$SWEEP_PROFILE" --mode push --queue "sweep-$stamp" --partitions "$SWEEP_PROFILE" \
+                --messages "$(( 2 * SWEEP_PROFILE > N ? 2 * SWEEP_PROFILE : N ))" --max-seconds 3600
+            qb "s consume backlog P=$SWEEP_PROFILE pop partitions=$k" --mode consume --queue "sweep-$stamp" \
+                --partitions "$SWEEP_PROFILE" --pop-partitions "$k" \
+                --messages "$(( 2 * SWEEP_PROFILE > N ? 2 * SWEEP_PROFILE : N ))" --max-seconds 3600
+            ;;
         *) die "unknown scenario $s" ;;
     esac
 done
