@@ -15,6 +15,7 @@
 #include "metrics/activity_recorder.hpp"
 #include "metrics/prometheus_metrics.hpp"
 #include "metrics/scrape_cache.hpp"
+#include "services/ack_fusion.hpp"
 #include "services/housekeeper.hpp"
 #include "services/pop_waiters.hpp"
 #include "services/push_fusion.hpp"
@@ -55,6 +56,7 @@ private:
     services::pop_waiters waiters_;
     services::push_notifier notifier_;
     services::push_fusion fusion_;
+    services::ack_fusion ack_fusion_;
     maintenance::maintenance_flags flags_;
     spool::spool_drainer drainer_;
     db::pg_listener listener_;

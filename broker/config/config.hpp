@@ -56,6 +56,10 @@ struct broker_config {
     std::chrono::microseconds push_fusion_wait{500};
     std::size_t push_fusion_max_items = 20000;
     std::size_t push_fusion_max_inflight = 0;  // fused transactions at once; 0: half the pool
+    // Ack fusion: how long an ack waits for neighbours of its group (0: no fusion), and the
+    // fused calls at once.
+    std::chrono::microseconds ack_fusion_wait{500};
+    std::size_t ack_fusion_max_inflight = 1;
     // Long-poll: a parked pop re-checks at least this often (leases expire, delays pass).
     std::chrono::milliseconds longpoll_recheck{1000};
     // Housekeeping (one elected broker): how often, and when groups/partitions count as idle.

@@ -19,6 +19,12 @@ namespace queen::services {
 
 namespace asio = boost::asio;
 
+std::chrono::steady_clock::time_point next_stats_refresh(std::chrono::steady_clock::time_point started,
+                                                         std::chrono::steady_clock::time_point ended,
+                                                         std::chrono::milliseconds interval) {
+    return std::max(started + interval, ended + (ended - started) * (stats_duty_divisor - 1));
+}
+
 housekeeper::housekeeper(asio::any_io_executor executor, housekeeper_options options)
     : executor_(std::move(executor)), options_(std::move(options)) {
     db::pg_pool_options pool_options;
@@ -61,8 +67,9 @@ asio::awaitable<void> housekeeper::run() {
             if (floors.skipped > 0)
                 log::debug("claim floors: {} raised, {} queues busy", floors.raised, floors.skipped);
             if (std::chrono::steady_clock::now() >= stats_due) {
-                stats_due = std::chrono::steady_clock::now() + options_.stats_interval;
+                const auto started = std::chrono::steady_clock::now();
                 const auto stats = co_await store::refresh_stats(*conn);
+                stats_due = next_stats_refresh(started, std::chrono::steady_clock::now(), options_.stats_interval);
                 if (!stats.skipped)
                     log::debug("stats snapshot {}: {} partitions in {} ms", stats.snapshot_id, stats.partitions,
                                stats.duration_ms);

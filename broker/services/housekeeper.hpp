@@ -28,6 +28,17 @@ struct housekeeper_options {
     std::function<void(const store::removed_messages&)> on_removed;
 };
 
+// The stats snapshot costs in proportion to the partitions it counts: a refresh that took d
+// is followed by a pause of at least (stats_duty_divisor - 1) × d, so counting takes at most
+// one core's 1/stats_duty_divisor however many partitions there are.
+inline constexpr int stats_duty_divisor = 10;
+
+// When the refresh that ran from started to ended is followed by the next: interval after its
+// start, or later when the duty cycle asks for it.
+std::chrono::steady_clock::time_point next_stats_refresh(std::chrono::steady_clock::time_point started,
+                                                         std::chrono::steady_clock::time_point ended,
+                                                         std::chrono::milliseconds interval);
+
 class housekeeper {
 public:
     housekeeper(boost::asio::any_io_executor executor, housekeeper_options options);

@@ -3,42 +3,93 @@
 #include "db/pg_array.hpp"
 #include "store/ack_arrays.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace queen::store {
 
 namespace asio = boost::asio;
 
+namespace {
+
+// The six arrays of the acks, as text parameters after the leading ones.
+void add_ack_arrays(std::vector<db::pg_param>& params, std::vector<std::string>& texts,
+                    const std::vector<const std::vector<ack_request>*>& requests) {
+    detail::ack_arrays arrays_of;
+    for (const auto* r : requests)
+        for (const auto& a : *r) arrays_of.add(a);
+    texts = {arrays_of.partition_ids.finish(), arrays_of.transaction_ids.finish(), arrays_of.offsets.finish(),
+             arrays_of.lease_ids.finish(),     arrays_of.statuses.finish(),        arrays_of.errors.finish()};
+    for (const auto& a : texts) params.push_back(db::pg_param::text(a));
+}
+
+// One row of queen.ack's answer; item is the row's 1-based position in the call, checked
+// against its size.
+ack_outcome outcome_of(const db::pg_result& res, int row, std::size_t call_size) {
+    ack_outcome o;
+    const auto k = res.int64(row, 0);
+    if (k < 1 || static_cast<std::size_t>(k) > call_size)
+        throw std::runtime_error("queen.ack returned an unknown item index");
+    o.item = static_cast<std::size_t>(k);
+    o.success = res.boolean(row, 1);
+    if (!res.is_null(row, 2)) o.offset = res.int64(row, 2);
+    o.noop = res.boolean(row, 3);
+    o.dlq = res.boolean(row, 4);
+    o.lease_released = res.boolean(row, 5);
+    if (!res.is_null(row, 6)) o.error = std::string(res.text(row, 6));
+    if (!res.is_null(row, 7)) o.queue_name = std::string(res.text(row, 7));
+    return o;
+}
+
+}  // namespace
+
 asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,
                                                      const std::vector<ack_request>& acks) {
-    detail::ack_arrays arrays_of;
-    for (const auto& a : acks) arrays_of.add(a);
-    const std::string arrays[] = {arrays_of.partition_ids.finish(), arrays_of.transaction_ids.finish(),
-                                  arrays_of.offsets.finish(),       arrays_of.lease_ids.finish(),
-                                  arrays_of.statuses.finish(),      arrays_of.errors.finish()};
     std::vector<db::pg_param> params{db::pg_param::text(group)};
-    for (const auto& a : arrays) params.push_back(db::pg_param::text(a));
+    std::vector<std::string> texts;
+    add_ack_arrays(params, texts, {&acks});
     auto res = co_await pool.exec(
         "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
         "FROM queen.ack($1, $2::bigint[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::text[])",
         params, db::result_format::binary);
     std::vector<ack_outcome> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
-    for (int row = 0; row < res.rows(); ++row) {
-        ack_outcome o;
-        const auto k = res.int64(row, 0);
-        if (k < 1 || static_cast<std::size_t>(k) > acks.size())
-            throw std::runtime_error("queen.ack returned an unknown item index");
-        o.item = static_cast<std::size_t>(k);
-        o.success = res.boolean(row, 1);
-        if (!res.is_null(row, 2)) o.offset = res.int64(row, 2);
-        o.noop = res.boolean(row, 3);
-        o.dlq = res.boolean(row, 4);
-        o.lease_released = res.boolean(row, 5);
-        if (!res.is_null(row, 6)) o.error = std::string(res.text(row, 6));
-        if (!res.is_null(row, 7)) o.queue_name = std::string(res.text(row, 7));
-        out.push_back(std::move(o));
+    for (int row = 0; row < res.rows(); ++row) out.push_back(outcome_of(res, row, acks.size()));
+    co_return out;
+}
+
+asio::awaitable<std::vector<std::optional<std::vector<ack_outcome>>>> apply_fused_acks(
+    db::pg_pool& pool, const std::string& group, const std::vector<const std::vector<ack_request>*>& requests) {
+    db::pg_array_builder request_of;
+    std::vector<std::size_t> start;  // position of each request's first ack in the call, 0-based
+    std::size_t total = 0;
+    for (std::size_t r = 0; r < requests.size(); ++r) {
+        start.push_back(total);
+        for (std::size_t j = 0; j < requests[r]->size(); ++j) request_of.add(static_cast<std::int64_t>(r));
+        total += requests[r]->size();
     }
+    const std::string request_array = request_of.finish();
+    std::vector<db::pg_param> params{db::pg_param::text(group), db::pg_param::text(request_array)};
+    std::vector<std::string> texts;
+    add_ack_arrays(params, texts, requests);
+    auto res = co_await pool.exec(
+        "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
+        "FROM queen.ack_fused($1, $2::int[], $3::bigint[], $4::text[], $5::bigint[], $6::uuid[], $7::text[], "
+        "$8::text[])",
+        params, db::result_format::binary);
+    std::vector<std::optional<std::vector<ack_outcome>>> out(requests.size());
+    for (int row = 0; row < res.rows(); ++row) {
+        auto o = outcome_of(res, row, total);
+        // The request holding position o.item, and the position inside it.
+        const auto r =
+            static_cast<std::size_t>(std::upper_bound(start.begin(), start.end(), o.item - 1) - start.begin()) - 1;
+        o.item -= start[r];
+        if (!out[r]) out[r].emplace();
+        out[r]->push_back(std::move(o));
+    }
+    for (std::size_t r = 0; r < requests.size(); ++r)
+        if (out[r] && out[r]->size() != requests[r]->size())
+            throw std::runtime_error("queen.ack_fused answered part of a request");
     co_return out;
 }
 

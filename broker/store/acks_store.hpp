@@ -39,6 +39,13 @@ struct ack_outcome {
 boost::asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,
                                                             const std::vector<ack_request>& acks);
 
+// queen.ack_fused: the acks of several requests of one group in one call. Per request, in
+// order: its outcomes (item = position in the request) when it was applied, exactly as
+// apply_acks alone would have applied it; nullopt when it was left untouched (a cursor it names
+// was busy, or an earlier request names the same partition) and must be applied on its own.
+boost::asio::awaitable<std::vector<std::optional<std::vector<ack_outcome>>>> apply_fused_acks(
+    db::pg_pool& pool, const std::string& group, const std::vector<const std::vector<ack_request>*>& requests);
+
 struct live_span_segment {
     std::int64_t partition_id = 0;
     std::string consumer_group;

@@ -53,8 +53,8 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(broker_context& ctx, std::ve
         std::vector<ack_item*> pending;
         for (auto i : members) pending.push_back(&acks[i]);
         auto attempt = [&ctx, &acks, &group, &members]() -> asio::awaitable<std::vector<store::ack_outcome>> {
-            const auto call = ack_call(acks, members);
-            co_return co_await store::apply_acks(ctx.pool, group, call);
+            auto call = ack_call(acks, members);
+            co_return co_await ctx.ack_fusion.apply(group, std::move(call));
         };
         auto outcomes = co_await with_undecodable_spans_resolved(ctx.pool, std::move(pending), attempt);
         for (auto& o : outcomes) {

@@ -6,6 +6,7 @@
 #include "crypto/payload_cipher.hpp"
 #include "db/pg_pool.hpp"
 #include "http/per_client_slots.hpp"
+#include "services/ack_fusion.hpp"
 #include "services/pop_waiters.hpp"
 #include "services/push_fusion.hpp"
 #include "services/push_notifier.hpp"
@@ -42,6 +43,7 @@ struct broker_context {
     const config::broker_config& config;
     db::pg_pool& pool;
     services::push_fusion& fusion;
+    services::ack_fusion& ack_fusion;  // acknowledgements outside transactions
     services::push_notifier& notifier;
     services::pop_waiters& waiters;
     config::limits limits;
