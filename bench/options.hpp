@@ -48,7 +48,9 @@ struct options {
     unsigned stall_seconds = 60;  // stop when consumers settle nothing for this long (0: never)
     unsigned idle_sleep_ms = 10;  // pause after an empty pop without --wait
     unsigned request_timeout_s = 60;
-    unsigned threads = 2;
+    // One: the connections share one io_context, and a second thread only adds futex wake-ups
+    // and lock hand-offs between them (28% more CPU per message, docs/benchmarks.md).
+    unsigned threads = 1;
     bool json = false;
     std::string json_out;  // append the JSON result to this file as well
     std::string label;

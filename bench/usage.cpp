@@ -79,7 +79,7 @@ Usage: queen_bench [options]
                          no progress for S seconds, e.g. a partition that is never handed
                          out (default 60; 0 waits for --max-seconds)
   --request-timeout S    per-request timeout (default 60, plus the long-poll timeout)
-  --threads N            client I/O threads (default 2)
+  --threads N            client I/O threads (default 1)
   --label TEXT           free text copied into the report
   --json                 print the result as one JSON object instead of the table
   --json-out FILE        also append the JSON result (one line) to FILE
