@@ -56,6 +56,7 @@ LANGUAGE plpgsql
 -- Key lookups only: a plan cached while a table was small must not scan it whole once it
 -- has grown (docs/architecture.md, "Plans that stay right").
 SET enable_seqscan = off
+SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE

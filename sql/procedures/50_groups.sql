@@ -9,6 +9,7 @@
 CREATE OR REPLACE FUNCTION queen.register_group(p_queue text, p_group text, p_start timestamptz)
 RETURNS void
 LANGUAGE plpgsql
+SET jit = off
 AS $$
 DECLARE
     v_queue_id bigint;

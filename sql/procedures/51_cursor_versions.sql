@@ -113,6 +113,7 @@ RETURNS tid[]
 -- again on every acknowledgement; plpgsql keeps the plan for the session.
 LANGUAGE plpgsql
 SET enable_seqscan = off
+SET jit = off
 -- A bitmap scan of a key visits all of its versions before sorting them: newest first needs
 -- the ordered scan of the key index.
 SET enable_bitmapscan = off

@@ -66,6 +66,7 @@ CREATE OR REPLACE FUNCTION queen.mark_ready(p_partition_ids bigint[], p_created_
 RETURNS void
 LANGUAGE plpgsql
 SET enable_seqscan = off
+SET jit = off
 -- A bitmap scan of a cursor's key visits every version of it before sorting them, and under a
 -- held snapshot none can be pruned (docs/architecture.md, "Held snapshots"); an ordered scan
 -- of the key index stops at the newest.

@@ -99,6 +99,7 @@ CREATE OR REPLACE FUNCTION queen.raise_claim_floor(p_queue_id bigint, p_queue te
 RETURNS integer
 LANGUAGE plpgsql
 SET enable_seqscan = off
+SET jit = off
 AS $$
 DECLARE
     g       record;

@@ -59,6 +59,7 @@ LANGUAGE plpgsql
 -- log_consumers_ready in its order and stop at the first claimable cursors: a generic plan
 -- that gathers the group's cursors and sorts them costs as much as the group has cursors.
 SET enable_seqscan = off
+SET jit = off
 SET enable_sort = off
 SET enable_bitmapscan = off
 -- Generic plans only: their statements take arrays and ids as parameters, for which the

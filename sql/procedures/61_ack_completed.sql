@@ -16,6 +16,7 @@ LANGUAGE plpgsql
 -- Key lookups only: a plan cached while a table was small must not scan it whole once it
 -- has grown (docs/architecture.md, "Plans that stay right").
 SET enable_seqscan = off
+SET jit = off
 -- Generic plans only: their statements take arrays and ids as parameters, for which the
 -- planner prefers a custom plan, planned again on every call (most of a call's CPU); the
 -- settings above leave one generic plan, key lookups (docs/architecture.md, "Plans that stay right").

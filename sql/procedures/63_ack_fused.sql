@@ -22,6 +22,7 @@ LANGUAGE plpgsql
 -- Key lookups only, newest cursor version first (docs/architecture.md, "Plans that stay right";
 -- 51_cursor_versions.sql).
 SET enable_seqscan = off
+SET jit = off
 SET enable_bitmapscan = off
 -- Generic plans only: array parameters would otherwise be planned again on every call.
 SET plan_cache_mode = force_generic_plan

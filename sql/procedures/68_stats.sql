@@ -69,6 +69,7 @@ CREATE OR REPLACE FUNCTION queen.stats_page(p_snapshot_id bigint, p_page integer
 RETURNS TABLE(last_partition_id bigint, partitions integer)
 LANGUAGE plpgsql
 SET enable_seqscan = off
+SET jit = off
 -- A bitmap scan of a cursor's key visits every version of it before sorting them, and under a
 -- held snapshot none can be pruned; the ordered scan of the key index in partition_cursors
 -- stops at the newest (51_cursor_versions.sql).

@@ -331,6 +331,7 @@ CREATE OR REPLACE FUNCTION queen.run_housekeeping(
     p_group_idle_seconds integer, p_partition_idle_seconds integer, p_batch integer DEFAULT 10000)
 RETURNS jsonb
 LANGUAGE plpgsql
+SET jit = off
 AS $$
 DECLARE
     v_groups    bigint;
