@@ -49,7 +49,7 @@ struct options {
     unsigned idle_sleep_ms = 10;  // pause after an empty pop without --wait
     unsigned request_timeout_s = 60;
     // One: the connections share one io_context, and a second thread only adds futex wake-ups
-    // and lock hand-offs between them (28% more CPU per message, docs/benchmarks.md).
+    // and lock hand-offs between them (about 40% more CPU per message, docs/benchmarks.md).
     unsigned threads = 1;
     bool json = false;
     std::string json_out;  // append the JSON result to this file as well
