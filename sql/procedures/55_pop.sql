@@ -156,24 +156,44 @@ BEGIN
     a_attempt_at := '{}'; a_delivered := '{}'; a_last := '{}'; a_tid := '{}'; a_name := '{}';
     v_cover := 0;
     v_cut := false;
-    OPEN v_claim NO SCROLL FOR
-        SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
-               lc.attempts_offset, lc.delivered_to, h.last_offset, lc.ctid AS tid,
-               (SELECT pt.name FROM queen.log_partitions pt WHERE pt.id = lc.partition_id) AS name
-          FROM queen.log_consumers lc
-         CROSS JOIN LATERAL queen.partition_head(lc.partition_id) h
-         WHERE lc.queue_id = q.id
-           AND lc.consumer_group = p_group
-           AND lc.ready_at IS NOT NULL
-           AND lc.ready_at >= v_floor
-           AND (v_only IS NULL OR lc.partition_id = v_only)
-           AND h.last_offset > lc.committed
-           AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
-           AND (lc.retry_at IS NULL OR lc.retry_at <= now())
-           AND (q.window_buffer = 0 OR h.last_created_at <= now() - make_interval(secs => q.window_buffer))
-         ORDER BY lc.ready_at, lc.partition_id
-         LIMIT v_slots
-           FOR UPDATE OF lc SKIP LOCKED;
+    IF v_only IS NULL THEN
+        OPEN v_claim NO SCROLL FOR
+            SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
+                   lc.attempts_offset, lc.delivered_to, h.last_offset, lc.ctid AS tid,
+                   (SELECT pt.name FROM queen.log_partitions pt WHERE pt.id = lc.partition_id) AS name
+              FROM queen.log_consumers lc
+             CROSS JOIN LATERAL queen.partition_head(lc.partition_id) h
+             WHERE lc.queue_id = q.id
+               AND lc.consumer_group = p_group
+               AND lc.ready_at IS NOT NULL
+               AND lc.ready_at >= v_floor
+               AND h.last_offset > lc.committed
+               AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
+               AND (lc.retry_at IS NULL OR lc.retry_at <= now())
+               AND (q.window_buffer = 0 OR h.last_created_at <= now() - make_interval(secs => q.window_buffer))
+             ORDER BY lc.ready_at, lc.partition_id
+             LIMIT v_slots
+               FOR UPDATE OF lc SKIP LOCKED;
+    ELSE
+        -- One partition: its cursor's newest version, found by key (51_cursor_versions.sql),
+        -- under the same tests; not a walk of the group's claim index up to it.
+        OPEN v_claim NO SCROLL FOR
+            SELECT lc.partition_id, lc.committed, lc.lease_id, lc.lease_counted, lc.attempts,
+                   lc.attempts_offset, lc.delivered_to, h.last_offset, lc.ctid AS tid,
+                   (SELECT pt.name FROM queen.log_partitions pt WHERE pt.id = lc.partition_id) AS name
+              FROM queen.log_consumers lc
+             CROSS JOIN LATERAL queen.partition_head(lc.partition_id) h
+             WHERE lc.ctid = queen.cursor_tid(v_only, p_group)
+               AND lc.queue_id = q.id
+               AND lc.consumer_group = p_group
+               AND lc.ready_at IS NOT NULL
+               AND lc.ready_at >= v_floor
+               AND h.last_offset > lc.committed
+               AND (lc.lease_id IS NULL OR lc.lease_expires_at <= now())
+               AND (lc.retry_at IS NULL OR lc.retry_at <= now())
+               AND (q.window_buffer = 0 OR h.last_created_at <= now() - make_interval(secs => q.window_buffer))
+               FOR UPDATE OF lc SKIP LOCKED;
+    END IF;
     LOOP
         FETCH v_claim INTO c;
         EXIT WHEN NOT FOUND;
