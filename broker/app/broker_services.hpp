@@ -17,6 +17,7 @@
 #include "metrics/scrape_cache.hpp"
 #include "services/ack_fusion.hpp"
 #include "services/housekeeper.hpp"
+#include "services/pop_fusion.hpp"
 #include "services/pop_waiters.hpp"
 #include "services/push_fusion.hpp"
 #include "services/push_notifier.hpp"
@@ -57,6 +58,7 @@ private:
     services::push_notifier notifier_;
     services::push_fusion fusion_;
     services::ack_fusion ack_fusion_;
+    services::pop_fusion pop_fusion_;
     maintenance::maintenance_flags flags_;
     spool::spool_drainer drainer_;
     db::pg_listener listener_;

@@ -255,6 +255,10 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
         c.ack_fusion_wait = std::chrono::microseconds(*v);
     if (auto v = r.number("ack_fusion_max_inflight", {"QUEEN_ACK_FUSION_MAX_INFLIGHT"}, 1, 1024))
         c.ack_fusion_max_inflight = static_cast<std::size_t>(*v);
+    if (auto v = r.number("pop_fusion_max_requests", {"QUEEN_POP_FUSION_MAX_REQUESTS"}, 1, 1024))
+        c.pop_fusion_max_requests = static_cast<std::size_t>(*v);
+    if (auto v = r.number("pop_fusion_wait_us", {"QUEEN_POP_FUSION_WAIT_US"}, 0, 1000000))
+        c.pop_fusion_wait = std::chrono::microseconds(*v);
     if (auto v = r.number("longpoll_recheck_ms", {"QUEEN_LONGPOLL_RECHECK_MS"}, 10, 60000)) c.longpoll_recheck = ms(*v);
     read_subscription_mode(r, c);
 
@@ -359,6 +363,8 @@ std::string describe(const broker_config& c) {
         {"push_fusion_max_inflight", std::to_string(c.push_fusion_max_inflight)},
         {"ack_fusion_wait_us", std::to_string(c.ack_fusion_wait.count())},
         {"ack_fusion_max_inflight", std::to_string(c.ack_fusion_max_inflight)},
+        {"pop_fusion_max_requests", std::to_string(c.pop_fusion_max_requests)},
+        {"pop_fusion_wait_us", std::to_string(c.pop_fusion_wait.count())},
         {"longpoll_recheck_ms", std::to_string(c.longpoll_recheck.count())},
         {"default_subscription_mode", c.new_groups_from_beginning ? "all" : "new"},
         {"housekeeping_interval_ms", std::to_string(c.housekeeping_interval.count())},

@@ -60,6 +60,10 @@ struct broker_config {
     // fused calls at once.
     std::chrono::microseconds ack_fusion_wait{500};
     std::size_t ack_fusion_max_inflight = 1;
+    // Pop fusion: queue-wide pops of one queue and group in one call (1: none), and how long the
+    // first pop of an idle (queue, group) waits for others.
+    std::size_t pop_fusion_max_requests = 64;
+    std::chrono::microseconds pop_fusion_wait{0};
     // Long-poll: a parked pop re-checks at least this often (leases expire, delays pass).
     std::chrono::milliseconds longpoll_recheck{1000};
     // Housekeeping (one elected broker): how often, and when groups/partitions count as idle.

@@ -5,6 +5,7 @@
 #include "segment/segment_codec.hpp"
 
 #include <charconv>
+#include <stdexcept>
 
 namespace queen::store {
 
@@ -28,11 +29,41 @@ std::vector<std::int64_t> offsets_of(std::string_view text) {
     return out;
 }
 
+// The row of queen.pop's answer at `row`, whose columns start at `first` (partition_id, ...,
+// expired_dead_letters, in the order both statements below select them), added to `out`.
+void read_claim_row(const db::pg_result& res, int row, int first, claimed_spans& out) {
+    if (res.is_null(row, first)) {  // the counts row, last
+        out.counts = {res.int64(row, first + 8), res.int64(row, first + 9), res.int64(row, first + 10),
+                      res.int64(row, first + 11)};
+        return;
+    }
+    claimed_segment s{res.int64(row, first),
+                      std::string(res.text(row, first + 1)),
+                      std::nullopt,
+                      res.int64(row, first + 3),
+                      res.int64(row, first + 4),
+                      res.int64(row, first + 5),
+                      res.text(row, first + 6),
+                      {}};
+    if (!res.is_null(row, first + 2)) s.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, first + 2));
+    if (!res.is_null(row, first + 7)) s.skip_offsets = offsets_of(res.text(row, first + 7));
+    out.segments.push_back(std::move(s));
+}
+
+std::string subscription_text(const pop_claim& c) {
+    return c.subscription_at_us ? domain::iso_time(*c.subscription_at_us) : std::string();
+}
+
 }  // namespace
 
 asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c) {
+    if (!c.partition) {  // queen.pop would call queen.pop_fused with one request: save it the call
+        const std::vector<fused_pop> one(1, fused_pop{c.batch, c.partitions});
+        auto answers = co_await claim_spans_fused(pool, c, one);
+        co_return std::move(answers.front());
+    }
     const std::string batch = std::to_string(c.batch), partitions = std::to_string(c.partitions);
-    const std::string sub_at = c.subscription_at_us ? domain::iso_time(*c.subscription_at_us) : std::string();
+    const std::string sub_at = subscription_text(c);
     std::vector<pg_param> params{pg_param::text(c.queue),
                                  c.partition ? pg_param::text(*c.partition) : pg_param::null(),
                                  pg_param::text(c.consumer_group),
@@ -49,20 +80,42 @@ asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& c
         params, db::result_format::binary);
     claimed_spans out;
     out.segments.reserve(static_cast<std::size_t>(res.rows()));
-    for (int row = 0; row < res.rows(); ++row) {
-        if (res.is_null(row, 0)) {  // the counts row, last
-            out.counts = {res.int64(row, 8), res.int64(row, 9), res.int64(row, 10), res.int64(row, 11)};
-            continue;
-        }
-        claimed_segment s{res.int64(row, 0), std::string(res.text(row, 1)),
-                          std::nullopt,      res.int64(row, 3),
-                          res.int64(row, 4), res.int64(row, 5),
-                          res.text(row, 6),  {}};
-        if (!res.is_null(row, 2)) s.lease_id = segment::uuid_to_string(db::uuid_bytes(res, row, 2));
-        if (!res.is_null(row, 7)) s.skip_offsets = offsets_of(res.text(row, 7));
-        out.segments.push_back(std::move(s));
-    }
+    for (int row = 0; row < res.rows(); ++row) read_claim_row(res, row, 0, out);
     out.result = std::move(res);
+    co_return out;
+}
+
+asio::awaitable<std::vector<claimed_spans>> claim_spans_fused(db::pg_pool& pool, const pop_claim& shape,
+                                                              const std::vector<fused_pop>& requests) {
+    std::string batches = "{", partitions = "{";
+    for (const auto& r : requests) {
+        if (batches.size() > 1) batches += ',', partitions += ',';
+        batches += std::to_string(r.batch);
+        partitions += std::to_string(r.partitions);
+    }
+    batches += '}', partitions += '}';
+    const std::string sub_at = subscription_text(shape);
+    std::vector<pg_param> params{pg_param::text(shape.queue),
+                                 pg_param::text(shape.consumer_group),
+                                 pg_param::text(batches),
+                                 pg_param::text(partitions),
+                                 pg_param::text(shape.auto_ack ? "true" : "false"),
+                                 pg_param::text(shape.subscribe_all ? "true" : "false"),
+                                 shape.subscription_at_us ? pg_param::text(sub_at) : pg_param::null()};
+    auto res = co_await pool.exec(
+        "SELECT request, partition_id, partition_name, lease_id, span_start, span_end, seg_first, seg_body, "
+        "array_to_string(skip_offsets, ','), leases_expired, redelivered, lease_dead_letters, "
+        "expired_dead_letters "
+        "FROM queen.pop_fused($1, $2, $3::int[], $4::int[], $5::boolean, $6::boolean, $7::timestamptz)",
+        params, db::result_format::binary);
+    std::vector<claimed_spans> out(requests.size());
+    for (int row = 0; row < res.rows(); ++row) {
+        const auto request = res.int64(row, 0);
+        if (request < 1 || static_cast<std::size_t>(request) > requests.size())
+            throw std::runtime_error("queen.pop_fused answered for an unknown request");
+        read_claim_row(res, row, 1, out[static_cast<std::size_t>(request - 1)]);
+    }
+    for (auto& spans : out) spans.result = res;  // the bodies stay in the one shared answer
     co_return out;
 }
 

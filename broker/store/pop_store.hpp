@@ -55,6 +55,18 @@ struct claimed_spans {
 // none when nothing can be handed out.
 boost::asio::awaitable<claimed_spans> claim_spans(db::pg_pool& pool, const pop_claim& claim);
 
+// One queue-wide pop of a fused claim: what it asks for besides the shape the call shares.
+struct fused_pop {
+    std::int64_t batch = 1;
+    std::int64_t partitions = 1;
+};
+
+// queen.pop_fused: the queue-wide claims of `requests` (queue, group, auto_ack and subscription
+// taken from `shape`; its partition must be nullopt) in one call; per request, in order, what
+// claim_spans would have returned for it alone. The answers share one database result.
+boost::asio::awaitable<std::vector<claimed_spans>> claim_spans_fused(db::pg_pool& pool, const pop_claim& shape,
+                                                                     const std::vector<fused_pop>& requests);
+
 // queen.release_lease: gives the lease back at once (a pop whose answer was not written).
 boost::asio::awaitable<void> release_lease(db::pg_pool& pool, const std::string& lease_id,
                                            const std::string& consumer_group);

@@ -22,10 +22,13 @@
 --   every partition of the queue nor the entries that older versions of cursors left behind.
 --   Cursor rows are locked FOR UPDATE SKIP LOCKED, so concurrent pops never wait on each other
 --   and never get the same span. Partition rows are not locked (pushers own them). A round
---   claims cursors until their waiting messages cover the batch; when none of them needs
---   anything cursor by cursor (a lease taken over, tombstones, maxWaitTimeSeconds,
---   delayedProcessing), spans, leases and segment reads are set-based statements over all of
---   them, so a pop over many small partitions costs a fixed number of statements.
+--   claims cursors until their waiting messages cover the batch.
+-- Two paths, one contract: a queue-wide pop is queen.pop_fused with one request
+--   (56_pop_fused.sql), whose spans, leases and segment reads are set-based statements over
+--   all the cursors it claims, so a pop over many small partitions costs a fixed number of
+--   statements. queen.pop_stepwise, below, applies every rule cursor by cursor: pops of one
+--   named partition, and the pops whose cursors need it (a lease taken over, tombstones,
+--   maxWaitTimeSeconds, delayedProcessing), which queen.pop_fused hands to it.
 -- Attempts: claiming a span whose lease expired unreleased counts one attempt for its
 --   head; a head that exhausts retryLimit this way is dead-lettered (reason lease_expired).
 -- maxWaitTimeSeconds: messages older than that when their partition is claimed are
@@ -47,7 +50,8 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION queen.pop(
+-- queen.pop_stepwise: queen.pop's contract, every rule applied cursor by cursor.
+CREATE OR REPLACE FUNCTION queen.pop_stepwise(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
     p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
 RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
@@ -104,14 +108,9 @@ DECLARE
     a_last      bigint[];
     a_tid       tid[];
     a_name      text[];
-    a_start     bigint[];
-    a_fin       bigint[];
     v_claim     refcursor;
     v_cover     bigint;   -- messages waiting on the cursors claimed so far in the round
     v_cut       boolean;  -- the round stopped claiming on that count
-    v_handed    bigint;
-    v_spans     integer;
-    v_handed_again bigint;
     c_pid       bigint;
     c_committed bigint;
     c_lease     uuid;
@@ -215,201 +214,136 @@ BEGIN
     END LOOP;
     CLOSE v_claim;
 
-    -- The common case in a few set-based statements, whatever the number of cursors claimed:
-    -- no lease taken over (no attempt to count), no tombstone past a cursor, no
-    -- maxWaitTimeSeconds or delayedProcessing to apply. Anything else goes cursor by cursor.
-    IF q.max_wait_time_seconds = 0 AND q.delayed_processing = 0
-       AND cardinality(array_remove(a_lease, NULL)) = 0
-       AND NOT EXISTS (SELECT 1 FROM unnest(a_pid, a_committed) AS u(pid, committed)
-                        WHERE EXISTS (SELECT 1 FROM queen.message_tombstones t
-                                       WHERE t.partition_id = u.pid AND t.msg_offset > u.committed)) THEN
-        -- Each cursor's span: from its committed offset (or past segments retention removed)
-        -- through what is left of the batch after the cursors claimed before it.
-        SELECT coalesce(array_agg(x.tid ORDER BY x.ord), '{}'), array_agg(x.pid ORDER BY x.ord),
-               array_agg(x.name ORDER BY x.ord), array_agg(x.start ORDER BY x.ord),
-               array_agg(x.fin ORDER BY x.ord),
-               coalesce(sum(greatest(x.fin - x.start, 0)), 0)::bigint,
-               count(*) FILTER (WHERE x.fin > x.start),
-               coalesce(sum(least(x.fin, x.delivered) - x.start) FILTER (WHERE x.fin > x.start AND x.delivered > x.start), 0)::bigint
-          INTO a_tid, a_pid, a_name, a_start, a_fin, v_handed, v_spans, v_handed_again
-          FROM (SELECT y.*, least(y.last, y.start + (v_left - y.before)) AS fin
-                  FROM (SELECT z.*, coalesce(sum(z.last - z.start) OVER (ORDER BY z.ord ROWS BETWEEN UNBOUNDED PRECEDING
-                                                                           AND 1 PRECEDING), 0)::bigint AS before
-                          FROM (SELECT u.*, greatest(u.committed, coalesce(f.first_offset - 1, u.last)) AS start
-                                  FROM unnest(a_tid, a_pid, a_name, a_committed, a_last, a_delivered)
-                                       WITH ORDINALITY AS u(tid, pid, name, committed, last, delivered, ord)
-                                  LEFT JOIN LATERAL (SELECT s.first_offset FROM queen.log_segments s
-                                                      WHERE s.partition_id = u.pid AND s.last_offset > u.committed
-                                                      ORDER BY s.last_offset LIMIT 1) f ON true) z) y
-                 WHERE y.before < v_left) x;
-        -- A cursor with a span takes the lease (or, with auto_ack, commits it); one whose
-        -- messages retention removed moves past them. attempts count for a head the cursor
-        -- has not passed.
-        UPDATE queen.log_consumers lc
-           SET committed = u.done,
-               attempts = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts END,
-               attempts_offset = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts_offset END,
-               lease_id = CASE WHEN u.fin > u.start THEN v_lease END,
-               lease_end = CASE WHEN u.fin > u.start AND NOT p_auto_ack THEN u.fin END,
-               lease_expires_at = CASE WHEN u.fin > u.start AND NOT p_auto_ack
-                                       THEN now() + make_interval(secs => q.lease_time) END,
-               lease_counted = false,
-               retry_at = CASE WHEN u.fin > u.start THEN NULL ELSE lc.retry_at END,
-               last_claimed_at = CASE WHEN u.fin > u.start THEN now() ELSE lc.last_claimed_at END,
-               delivered_to = CASE WHEN u.fin > u.start THEN greatest(lc.delivered_to, u.fin) ELSE lc.delivered_to END
-          FROM (SELECT w.tid, w.start, w.fin,
-                       CASE WHEN p_auto_ack AND w.fin > w.start THEN w.fin ELSE w.start END AS done
-                  FROM unnest(a_tid, a_start, a_fin) AS w(tid, start, fin)) u
-         WHERE lc.ctid = u.tid;  -- the versions locked above (51_cursor_versions.sql)
-        v_left := v_left - v_handed;
-        v_slots := v_slots - v_spans;
-        v_again := v_again + v_handed_again;
-        -- The segment holding a span's end bounds its scan: the index is on last_offset, and
-        -- without an upper bound it would read every segment of the backlog past the span.
-        RETURN QUERY
-            SELECT u.pid, u.name, v_lease, u.start, u.fin, s.first_offset, s.codec, s.body, NULL::bigint[],
-                   NULL::integer, NULL::bigint, NULL::integer, NULL::bigint
-              FROM unnest(a_pid, a_name, a_start, a_fin) WITH ORDINALITY AS u(pid, name, start, fin, ord)
-             CROSS JOIN LATERAL (SELECT coalesce((SELECT t.last_offset FROM queen.log_segments t
-                                                   WHERE t.partition_id = u.pid AND t.last_offset >= u.fin
-                                                   ORDER BY t.last_offset LIMIT 1), u.fin) AS top) b
-              JOIN queen.log_segments s
-                ON s.partition_id = u.pid AND s.last_offset > u.start AND s.last_offset <= b.top
-               AND s.first_offset <= u.fin
-             WHERE u.fin > u.start
-             ORDER BY u.ord, s.last_offset;
-    ELSE
-        <<slow>>
-        FOR i IN 1 .. cardinality(a_pid) LOOP
-            EXIT WHEN v_left <= 0;
-            c_pid := a_pid[i]; c_committed := a_committed[i]; c_lease := a_lease[i]; c_counted := a_counted[i];
-            c_attempts := a_attempts[i]; c_attempt_at := a_attempt_at[i]; c_delivered := a_delivered[i];
-            c_last := a_last[i]; c_tid := a_tid[i]; c_name := a_name[i];
-            v_committed := c_committed;
-            v_attempts := c_attempts;
-            v_attempt_at := c_attempt_at;
-            IF c_lease IS NOT NULL THEN
-                v_takeovers := v_takeovers + 1;  -- the claim's filter admits only expired leases
-            END IF;
+    <<slow>>
+    FOR i IN 1 .. cardinality(a_pid) LOOP
+        EXIT WHEN v_left <= 0;
+        c_pid := a_pid[i]; c_committed := a_committed[i]; c_lease := a_lease[i]; c_counted := a_counted[i];
+        c_attempts := a_attempts[i]; c_attempt_at := a_attempt_at[i]; c_delivered := a_delivered[i];
+        c_last := a_last[i]; c_tid := a_tid[i]; c_name := a_name[i];
+        v_committed := c_committed;
+        v_attempts := c_attempts;
+        v_attempt_at := c_attempt_at;
+        IF c_lease IS NOT NULL THEN
+            v_takeovers := v_takeovers + 1;  -- the claim's filter admits only expired leases
+        END IF;
 
-            v_tomb := EXISTS (SELECT 1 FROM queen.message_tombstones t
-                               WHERE t.partition_id = c_pid AND t.msg_offset > v_committed);
-            IF v_tomb THEN
-                v_committed := queen.past_tombstones(c_pid, v_committed, c_last);
-            END IF;
+        v_tomb := EXISTS (SELECT 1 FROM queen.message_tombstones t
+                           WHERE t.partition_id = c_pid AND t.msg_offset > v_committed);
+        IF v_tomb THEN
+            v_committed := queen.past_tombstones(c_pid, v_committed, c_last);
+        END IF;
 
-            -- The previous lease expired unreleased: one attempt for its head, unless its head has
-            -- been deleted since (the cursor just moved over it): the message after it may never
-            -- have been delivered.
-            IF c_lease IS NOT NULL AND NOT c_counted AND v_committed = c_committed THEN
-                v_attempts := CASE WHEN v_attempt_at = v_committed + 1 THEN v_attempts + 1 ELSE 1 END;
-                v_attempt_at := v_committed + 1;
-                IF v_attempts > q.retry_limit THEN
-                    PERFORM queen.dead_letter(q.id, c_pid, v_committed + 1, p_group,
-                                              'lease expired', v_attempts, 'lease_expired');
-                    v_lease_dead := v_lease_dead + 1;
-                    v_committed := v_committed + 1;
-                    v_attempts := 0;
-                    v_attempt_at := 0;
-                    IF v_tomb THEN
-                        v_committed := queen.past_tombstones(c_pid, v_committed, c_last);
-                    END IF;
-                END IF;
-            END IF;
-
-            -- Retention may have removed segments past the cursor: skip to the oldest one left.
-            SELECT s.first_offset - 1 INTO v_ready_end FROM queen.log_segments s
-             WHERE s.partition_id = c_pid AND s.last_offset > v_committed
-             ORDER BY s.last_offset LIMIT 1;
-            v_committed := greatest(v_committed, coalesce(v_ready_end, c_last));
-
-            IF q.max_wait_time_seconds > 0 THEN
-                -- Messages still unconsumed after maxWaitTimeSeconds go to the dead letters
-                -- (reason 'expired'); createdAt is monotone, so they are a prefix of the backlog.
-                SELECT s.last_offset INTO v_expired_end FROM queen.log_segments s
-                 WHERE s.partition_id = c_pid
-                   AND s.last_offset > v_committed
-                   AND s.created_at <= now() - make_interval(secs => q.max_wait_time_seconds)
-                 ORDER BY s.last_offset DESC LIMIT 1;
-                IF v_expired_end IS NOT NULL THEN
-                    v_dead := queen.dead_letter_range(q.id, c_pid, v_committed + 1, v_expired_end, p_group,
-                        'not consumed within maxWaitTimeSeconds', 0, 'expired');
-                    v_expired_dead := v_expired_dead + v_dead;
-                    v_committed := v_expired_end;
-                    v_attempts := 0;
-                    v_attempt_at := 0;
-                    IF v_tomb THEN
-                        v_committed := queen.past_tombstones(c_pid, v_committed, c_last);
-                    END IF;
-                END IF;
-            END IF;
-
-            v_end := least(c_last, v_committed + v_left);
-            IF q.delayed_processing > 0 THEN
-                SELECT s.last_offset INTO v_ready_end FROM queen.log_segments s
-                 WHERE s.partition_id = c_pid
-                   AND s.created_at <= now() - make_interval(secs => q.delayed_processing)
-                 ORDER BY s.last_offset DESC LIMIT 1;
-                v_end := least(v_end, coalesce(v_ready_end, 0));
-            END IF;
-
-            IF v_attempt_at <= v_committed THEN
-                v_attempts := 0;  -- the cursor passed the head they counted for
+        -- The previous lease expired unreleased: one attempt for its head, unless its head has
+        -- been deleted since (the cursor just moved over it): the message after it may never
+        -- have been delivered.
+        IF c_lease IS NOT NULL AND NOT c_counted AND v_committed = c_committed THEN
+            v_attempts := CASE WHEN v_attempt_at = v_committed + 1 THEN v_attempts + 1 ELSE 1 END;
+            v_attempt_at := v_committed + 1;
+            IF v_attempts > q.retry_limit THEN
+                PERFORM queen.dead_letter(q.id, c_pid, v_committed + 1, p_group,
+                                          'lease expired', v_attempts, 'lease_expired');
+                v_lease_dead := v_lease_dead + 1;
+                v_committed := v_committed + 1;
+                v_attempts := 0;
                 v_attempt_at := 0;
+                IF v_tomb THEN
+                    v_committed := queen.past_tombstones(c_pid, v_committed, c_last);
+                END IF;
             END IF;
+        END IF;
 
-            IF v_end <= v_committed THEN
-                v_emptied := v_emptied OR (v_tomb AND v_committed >= c_last);
-                UPDATE queen.log_consumers lc
-                   SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
-                       lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
-                 WHERE lc.ctid = c_tid;  -- the version locked above (51_cursor_versions.sql)
-                CONTINUE slow;
-            END IF;
+        -- Retention may have removed segments past the cursor: skip to the oldest one left.
+        SELECT s.first_offset - 1 INTO v_ready_end FROM queen.log_segments s
+         WHERE s.partition_id = c_pid AND s.last_offset > v_committed
+         ORDER BY s.last_offset LIMIT 1;
+        v_committed := greatest(v_committed, coalesce(v_ready_end, c_last));
 
-            IF p_auto_ack THEN
-                UPDATE queen.log_consumers lc
-                   SET committed = v_end,
-                       attempts = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempts END,
-                       attempts_offset = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempt_at END,
-                       lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
-                       retry_at = NULL, last_claimed_at = now(), delivered_to = greatest(c_delivered, v_end)
-                 WHERE lc.ctid = c_tid;  -- the version locked above (51_cursor_versions.sql)
-            ELSE
-                UPDATE queen.log_consumers lc
-                   SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
-                       lease_id = v_lease, lease_end = v_end,
-                       lease_expires_at = now() + make_interval(secs => q.lease_time),
-                       lease_counted = false, retry_at = NULL, last_claimed_at = now(),
-                       delivered_to = greatest(c_delivered, v_end)
-                 WHERE lc.ctid = c_tid;  -- the version locked above (51_cursor_versions.sql)
+        IF q.max_wait_time_seconds > 0 THEN
+            -- Messages still unconsumed after maxWaitTimeSeconds go to the dead letters
+            -- (reason 'expired'); createdAt is monotone, so they are a prefix of the backlog.
+            SELECT s.last_offset INTO v_expired_end FROM queen.log_segments s
+             WHERE s.partition_id = c_pid
+               AND s.last_offset > v_committed
+               AND s.created_at <= now() - make_interval(secs => q.max_wait_time_seconds)
+             ORDER BY s.last_offset DESC LIMIT 1;
+            IF v_expired_end IS NOT NULL THEN
+                v_dead := queen.dead_letter_range(q.id, c_pid, v_committed + 1, v_expired_end, p_group,
+                    'not consumed within maxWaitTimeSeconds', 0, 'expired');
+                v_expired_dead := v_expired_dead + v_dead;
+                v_committed := v_expired_end;
+                v_attempts := 0;
+                v_attempt_at := 0;
+                IF v_tomb THEN
+                    v_committed := queen.past_tombstones(c_pid, v_committed, c_last);
+                END IF;
             END IF;
-            v_left := v_left - (v_end - v_committed);
-            v_slots := v_slots - 1;
-            v_skip := CASE WHEN v_tomb THEN queen.tombstones_in(c_pid, v_committed, v_end) END;
-            IF c_delivered > v_committed THEN
-                -- Offsets handed out before (a lease that expired, a retry, a released lease),
-                -- less the tombstoned ones, which this pop does not deliver.
-                v_again := v_again + least(v_end, c_delivered) - v_committed
-                           - coalesce((SELECT count(*) FROM unnest(v_skip) x WHERE x <= c_delivered), 0);
-            END IF;
+        END IF;
 
-            -- The segment holding v_end bounds the scan: the index is on last_offset, and without
-            -- an upper bound it would read every segment of the backlog past the span.
-            SELECT s.last_offset INTO v_span_top FROM queen.log_segments s
-             WHERE s.partition_id = c_pid AND s.last_offset >= v_end
-             ORDER BY s.last_offset LIMIT 1;
-            RETURN QUERY
-                SELECT c_pid, c_name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body, v_skip,
-                       NULL::integer, NULL::bigint, NULL::integer, NULL::bigint
-                  FROM queen.log_segments s
-                 WHERE s.partition_id = c_pid
-                   AND s.last_offset > v_committed
-                   AND s.last_offset <= coalesce(v_span_top, v_end)
-                   AND s.first_offset <= v_end
-                 ORDER BY s.last_offset;
-        END LOOP slow;
-    END IF;
+        v_end := least(c_last, v_committed + v_left);
+        IF q.delayed_processing > 0 THEN
+            SELECT s.last_offset INTO v_ready_end FROM queen.log_segments s
+             WHERE s.partition_id = c_pid
+               AND s.created_at <= now() - make_interval(secs => q.delayed_processing)
+             ORDER BY s.last_offset DESC LIMIT 1;
+            v_end := least(v_end, coalesce(v_ready_end, 0));
+        END IF;
+
+        IF v_attempt_at <= v_committed THEN
+            v_attempts := 0;  -- the cursor passed the head they counted for
+            v_attempt_at := 0;
+        END IF;
+
+        IF v_end <= v_committed THEN
+            v_emptied := v_emptied OR (v_tomb AND v_committed >= c_last);
+            UPDATE queen.log_consumers lc
+               SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
+                   lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
+             WHERE lc.ctid = c_tid;  -- the version locked above (51_cursor_versions.sql)
+            CONTINUE slow;
+        END IF;
+
+        IF p_auto_ack THEN
+            UPDATE queen.log_consumers lc
+               SET committed = v_end,
+                   attempts = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempts END,
+                   attempts_offset = CASE WHEN v_attempt_at <= v_end THEN 0 ELSE v_attempt_at END,
+                   lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false,
+                   retry_at = NULL, last_claimed_at = now(), delivered_to = greatest(c_delivered, v_end)
+             WHERE lc.ctid = c_tid;  -- the version locked above (51_cursor_versions.sql)
+        ELSE
+            UPDATE queen.log_consumers lc
+               SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
+                   lease_id = v_lease, lease_end = v_end,
+                   lease_expires_at = now() + make_interval(secs => q.lease_time),
+                   lease_counted = false, retry_at = NULL, last_claimed_at = now(),
+                   delivered_to = greatest(c_delivered, v_end)
+             WHERE lc.ctid = c_tid;  -- the version locked above (51_cursor_versions.sql)
+        END IF;
+        v_left := v_left - (v_end - v_committed);
+        v_slots := v_slots - 1;
+        v_skip := CASE WHEN v_tomb THEN queen.tombstones_in(c_pid, v_committed, v_end) END;
+        IF c_delivered > v_committed THEN
+            -- Offsets handed out before (a lease that expired, a retry, a released lease),
+            -- less the tombstoned ones, which this pop does not deliver.
+            v_again := v_again + least(v_end, c_delivered) - v_committed
+                       - coalesce((SELECT count(*) FROM unnest(v_skip) x WHERE x <= c_delivered), 0);
+        END IF;
+
+        -- The segment holding v_end bounds the scan: the index is on last_offset, and without
+        -- an upper bound it would read every segment of the backlog past the span.
+        SELECT s.last_offset INTO v_span_top FROM queen.log_segments s
+         WHERE s.partition_id = c_pid AND s.last_offset >= v_end
+         ORDER BY s.last_offset LIMIT 1;
+        RETURN QUERY
+            SELECT c_pid, c_name, v_lease, v_committed, v_end, s.first_offset, s.codec, s.body, v_skip,
+                   NULL::integer, NULL::bigint, NULL::integer, NULL::bigint
+              FROM queen.log_segments s
+             WHERE s.partition_id = c_pid
+               AND s.last_offset > v_committed
+               AND s.last_offset <= coalesce(v_span_top, v_end)
+               AND s.first_offset <= v_end
+             ORDER BY s.last_offset;
+    END LOOP slow;
     EXIT claim WHEN (NOT v_emptied AND NOT v_cut) OR v_left <= 0 OR v_slots <= 0 OR v_rounds >= 8;
     END LOOP claim;
 
@@ -419,6 +353,31 @@ BEGIN
         lease_dead_letters := v_lease_dead;
         expired_dead_letters := v_expired_dead;
         RETURN NEXT;  -- every other output column is NULL: the counts row
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_stepwise(text, text, text, integer, integer, boolean, boolean, timestamptz) IS
+  'queen.pop, cursor by cursor: named partitions, and claims that need a rule applied per cursor.';
+
+CREATE OR REPLACE FUNCTION queen.pop(
+    p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
+    p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
+RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[],
+              leases_expired integer, redelivered bigint, lease_dead_letters integer, expired_dead_letters bigint)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_partition IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM queen.pop_stepwise(p_queue, p_partition, p_group, p_batch, p_max_partitions,
+                                                      p_auto_ack, p_subscribe_all, p_subscription_at);
+    ELSE
+        RETURN QUERY
+            SELECT f.partition_id, f.partition_name, f.lease_id, f.span_start, f.span_end, f.seg_first,
+                   f.seg_codec, f.seg_body, f.skip_offsets, f.leases_expired, f.redelivered,
+                   f.lease_dead_letters, f.expired_dead_letters
+              FROM queen.pop_fused(p_queue, p_group, ARRAY[p_batch], ARRAY[p_max_partitions], p_auto_ack,
+                                   p_subscribe_all, p_subscription_at) f;
     END IF;
 END;
 $$;

@@ -12,8 +12,6 @@
 
 #include <iostream>
 #include <memory>
-#include <latch>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,32 +34,9 @@ json completions(const json& messages) {
 
 // Sends the bodies to /api/v1/ack/batch at once, each on its own connection; the replies.
 std::vector<http_reply> ack_together(const broker_process& b, const std::vector<std::string>& bodies) {
-    const std::size_t n = bodies.size();
-    std::vector<http_reply> replies(n);
-    std::vector<std::string> errors(n);
-    std::latch ready(static_cast<std::ptrdiff_t>(n + 1));
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < n; ++i)
-        threads.emplace_back([&, i] {
-            std::optional<split_request> req;
-            try {
-                req.emplace(b.port(), "/api/v1/ack/batch", bodies[i]);
-            } catch (const std::exception& e) {
-                errors[i] = e.what();
-            }
-            ready.arrive_and_wait();
-            if (!req) return;
-            try {
-                req->finish();
-                replies[i] = req->read_reply();
-            } catch (const std::exception& e) {
-                errors[i] = e.what();
-            }
-        });
-    ready.arrive_and_wait();
-    for (auto& t : threads) t.join();
-    for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(errors[i].empty()) << "request " << i << ": " << errors[i];
-    return replies;
+    std::vector<together_request> requests;
+    for (const auto& body : bodies) requests.push_back({"POST", "/api/v1/ack/batch", body});
+    return send_together(b.port(), requests);
 }
 
 std::string cursors_of(const test_cluster& db, const std::string& queue) {

@@ -17,8 +17,11 @@
 #include <chrono>
 #include <memory>
 #include <stdexcept>
+#include <latch>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace queen::test {
 
@@ -65,7 +68,8 @@ private:
 // can be made to arrive at the broker within microseconds of each other.
 class split_request {
 public:
-    split_request(unsigned short port, const std::string& target, const std::string& body) {
+    split_request(unsigned short port, const std::string& target, const std::string& body,
+                  const std::string& method = "POST") {
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
         if (fd_ < 0) throw std::runtime_error("socket failed");
         int one = 1;
@@ -76,7 +80,7 @@ public:
         addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
             throw std::runtime_error("connect failed");
-        request_ = "POST " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        request_ = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                    "Content-Length: " + std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
         send_all(request_.data(), request_.size() - 1);
     }
@@ -136,5 +140,42 @@ private:
     int fd_ = -1;
     std::string request_;
 };
+
+// One request of send_together.
+struct together_request {
+    std::string method;
+    std::string target;
+    std::string body;
+};
+
+// Sends the requests so that they reach the broker within microseconds of each other, each on
+// its own connection (split_request); their replies, in order. A request that could not be
+// sent or answered gets status 0 and the error as its body.
+inline std::vector<http_reply> send_together(unsigned short port, const std::vector<together_request>& requests) {
+    const std::size_t n = requests.size();
+    std::vector<http_reply> replies(n);
+    std::latch ready(static_cast<std::ptrdiff_t>(n + 1));
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < n; ++i)
+        threads.emplace_back([&, i] {
+            std::optional<split_request> req;
+            try {
+                req.emplace(port, requests[i].target, requests[i].body, requests[i].method);
+            } catch (const std::exception& e) {
+                replies[i].body = e.what();
+            }
+            ready.arrive_and_wait();
+            if (!req) return;
+            try {
+                req->finish();
+                replies[i] = req->read_reply();
+            } catch (const std::exception& e) {
+                replies[i].body = e.what();
+            }
+        });
+    ready.arrive_and_wait();
+    for (auto& t : threads) t.join();
+    return replies;
+}
 
 }  // namespace queen::test

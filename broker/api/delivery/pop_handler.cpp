@@ -100,7 +100,7 @@ pop_result render_claimed(const broker_context& ctx, const pop_params& p, const 
 asio::awaitable<pop_result> pop_once(broker_context& ctx, const pop_params& p) {
     const store::pop_claim claim{p.queue,      p.partition, p.consumer_group, p.batch,
                                  p.partitions, p.auto_ack,  p.subscribe_all,  p.subscription_at};
-    const auto claimed = co_await store::claim_spans(ctx.pool, claim);
+    const auto claimed = co_await ctx.pop_fusion.claim(claim);
     co_return render_claimed(ctx, p, claimed);
 }
 

@@ -7,6 +7,7 @@
 #include "db/pg_pool.hpp"
 #include "http/per_client_slots.hpp"
 #include "services/ack_fusion.hpp"
+#include "services/pop_fusion.hpp"
 #include "services/pop_waiters.hpp"
 #include "services/push_fusion.hpp"
 #include "services/push_notifier.hpp"
@@ -44,6 +45,7 @@ struct broker_context {
     db::pg_pool& pool;
     services::push_fusion& fusion;
     services::ack_fusion& ack_fusion;  // acknowledgements outside transactions
+    services::pop_fusion& pop_fusion;  // pops (store::claim_spans, fused when they overlap)
     services::push_notifier& notifier;
     services::pop_waiters& waiters;
     config::limits limits;
