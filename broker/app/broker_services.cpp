@@ -50,6 +50,12 @@ services::push_fusion_options fusion_options_of(const config::broker_config& cfg
             }};
 }
 
+services::pop_fusion_options pop_fusion_options_of(const config::broker_config& cfg,
+                                                   metrics::prometheus_metrics& prometheus) {
+    return {cfg.pop_fusion_wait, cfg.pop_fusion_max_requests,
+            [&prometheus](std::size_t requests) { prometheus.fused_pop_call(requests); }};
+}
+
 spool::drainer_options drainer_options_of(metrics::prometheus_metrics& prometheus) {
     spool::drainer_options o;
     o.on_drained_item = [&prometheus](const std::string& queue, bool stored) {
@@ -116,7 +122,7 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
       notifier_(ioc.get_executor(), pool_, waiters_, random_instance_id()),
       fusion_(ioc.get_executor(), pool_, notifier_, fusion_options_of(cfg, prometheus_)),
       ack_fusion_(ioc.get_executor(), pool_, {cfg.ack_fusion_wait, cfg.max_push_items, cfg.ack_fusion_max_inflight}),
-      pop_fusion_(ioc.get_executor(), pool_, {cfg.pop_fusion_wait, cfg.pop_fusion_max_requests}),
+      pop_fusion_(ioc.get_executor(), pool_, pop_fusion_options_of(cfg, prometheus_)),
       flags_(ioc.get_executor(), pool_, database.initial_flags(), cfg.maintenance_refresh),
       drainer_(ioc.get_executor(), pool_, notifier_, flags_, spool_, drainer_options_of(prometheus_)),
       listener_(ioc.get_executor(), database.listener_conninfo(),

@@ -86,6 +86,8 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
                                  {1, 2, 4, 8, 16, 32, 64, 128, 256})),
       fusion_seconds_(
           histogram(*registry_, "queen_push_fusion_call_seconds", "Duration of a fused call", seconds_buckets())),
+      pop_fusion_requests_(histogram(*registry_, "queen_pop_fusion_batch_requests",
+                                     "Queue-wide pops answered by one queen.pop_fused call", {1, 2, 4, 8, 16, 32, 64})),
       pool_wait_(histogram(*registry_, "queen_db_pool_wait_seconds", "Time spent waiting for a connection",
                            {0.0001, 0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10})),
       loop_lag_(histogram(*registry_, "queen_event_loop_lag_seconds", "Lateness of a 100 ms timer",

@@ -48,6 +48,7 @@ public:
     // reason: push, notify, recheck, timeout or disconnect.
     void longpoll_woken(std::string_view reason);
     void fused_call(std::size_t items, std::size_t requests, double seconds);
+    void fused_pop_call(std::size_t requests) { pop_fusion_requests_.Observe(static_cast<double>(requests)); }
     void pool_waited(double seconds) { pool_wait_.Observe(seconds); }
     // A failed statement, counted by the class of its SQLSTATE (its first two characters).
     void db_error(std::string_view sqlstate);
@@ -95,6 +96,7 @@ private:
     prometheus::Histogram& fusion_items_;
     prometheus::Histogram& fusion_requests_;
     prometheus::Histogram& fusion_seconds_;
+    prometheus::Histogram& pop_fusion_requests_;
     prometheus::Histogram& pool_wait_;
     prometheus::Histogram& loop_lag_;
     std::atomic<std::uint64_t> http_total_{0};     // Σ of queen_http_requests_total

@@ -9,7 +9,6 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
-#include <functional>
 
 namespace queen::services {
 
@@ -85,6 +84,7 @@ asio::awaitable<void> pop_fusion::claim_alone(std::shared_ptr<pending_request> r
 }
 
 asio::awaitable<void> pop_fusion::flush(std::vector<pending_request> batch) {
+    if (options_.on_call) options_.on_call(batch.size());
     if (batch.size() == 1) {
         co_await claim_alone(std::make_shared<pending_request>(std::move(batch[0])));
         co_return;

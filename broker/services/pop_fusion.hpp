@@ -15,6 +15,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,8 @@ namespace queen::services {
 struct pop_fusion_options {
     std::chrono::microseconds wait{0};  // how long the first pop of an idle lane waits for others
     std::size_t max_requests = 64;      // pops in one fused call; 1: every pop is its own call
+    // Optional observer (metrics): the pops answered by each call a lane makes.
+    std::function<void(std::size_t requests)> on_call;
 };
 
 class pop_fusion {

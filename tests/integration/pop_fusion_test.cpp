@@ -49,6 +49,13 @@ std::map<std::string, std::string> leases_of(const test_cluster& db, const std::
     return out;
 }
 
+// The value of an unlabelled series in GET /metrics/prometheus, -1 when it is missing.
+double series_value(http_client& c, const std::string& name) {
+    const auto text = c.get("/metrics/prometheus").body;
+    const auto at = text.find("\n" + name + " ");
+    return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
+}
+
 }  // namespace
 
 TEST(PopFusion, ConcurrentPopsShareFewCommitsAndEachGetsItsOwnLeaseAndTheOldestPartitions) {
@@ -114,6 +121,11 @@ TEST(PopFusion, ConcurrentPopsShareFewCommitsAndEachGetsItsOwnLeaseAndTheOldestP
     const auto stored = leases_of(db, q);
     for (const auto& [part, lease] : lease_of_partition) EXPECT_EQ(stored.at(part), lease) << part;
     EXPECT_LT(used, 8) << targets.size() << " concurrent pops were not fused";
+    // Every pop went through a fused call, in as many calls as commits.
+    EXPECT_EQ(series_value(c, "queen_pop_fusion_batch_requests_sum"), 16);
+    const double calls = series_value(c, "queen_pop_fusion_batch_requests_count");
+    EXPECT_GE(calls, 1);
+    EXPECT_LE(calls, used);
 
     auto acked = c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}}.dump());
     ASSERT_EQ(acked.status, 200) << acked.body;
