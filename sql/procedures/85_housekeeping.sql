@@ -59,11 +59,41 @@ $$;
 COMMENT ON FUNCTION queen.expire_idle_groups(integer, integer) IS
   'Housekeeping: drops consumer groups idle longer than the given seconds (0 = never); returns the cursors removed.';
 
+-- queen.partition_walk(position, batch): the next `batch` partition ids after the position
+-- (a sequence of migration 21), in id order, continuing from the lowest id when the walk
+-- reaches the end, so that fewer partitions than the batch are all returned every time; moves
+-- the position to the last id returned.
+CREATE OR REPLACE FUNCTION queen.partition_walk(p_position regclass, p_batch integer)
+RETURNS bigint[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_after bigint := coalesce(pg_sequence_last_value(p_position), 0);
+    v_ids   bigint[];
+BEGIN
+    v_ids := ARRAY(SELECT w.id
+                     FROM ((SELECT p.id, 0 AS pass FROM queen.log_partitions p
+                             WHERE p.id > v_after ORDER BY p.id LIMIT p_batch)
+                           UNION ALL
+                           (SELECT p.id, 1 AS pass FROM queen.log_partitions p
+                             WHERE p.id <= v_after ORDER BY p.id LIMIT p_batch)) w
+                    ORDER BY w.pass, w.id
+                    LIMIT p_batch);
+    IF cardinality(v_ids) > 0 THEN
+        PERFORM setval(p_position, v_ids[cardinality(v_ids)]);
+    END IF;
+    RETURN v_ids;
+END;
+$$;
+COMMENT ON FUNCTION queen.partition_walk(regclass, integer) IS
+  'Housekeeping: the next batch of partition ids after a walk''s position, wrapping at the end; moves the position.';
+
 -- queen.repair_cursors(batch): the safety nets of the cursors. Every registered group gets a
 -- cursor on every partition of its queue, and a cursor with waiting messages gets its
 -- ready_at (52_cursor_ready.sql). The creation and maintenance paths guarantee both; this
--- repairs a database written by anything else (a restore, a manual UPDATE). Busy cursors are
--- skipped. Returns the cursors created.
+-- repairs a database written by anything else (a restore, a manual UPDATE). A round checks
+-- the next `batch` partitions of its walk (queen.partition_walk), so it costs its batch
+-- whatever the number of partitions. Busy cursors are skipped. Returns the cursors created.
 CREATE OR REPLACE FUNCTION queen.repair_cursors(p_batch integer)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -71,12 +101,14 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_repaired bigint := 0;
+    v_ids      bigint[] := queen.partition_walk('queen.cursor_repair_position', p_batch);
 BEGIN
     INSERT INTO queen.log_consumers (partition_id, consumer_group, queue_id, committed)
     SELECT p.id, g.consumer_group, p.queue_id, queen.offset_at_time(p.id, g.subscription_at, false)
-      FROM queen.consumer_groups g
-      JOIN queen.queues q ON q.name = g.queue_name
-      JOIN queen.log_partitions p ON p.queue_id = q.id
+      FROM unnest(v_ids) AS u(id)
+      JOIN queen.log_partitions p ON p.id = u.id
+      JOIN queen.queues q ON q.id = p.queue_id
+      JOIN queen.consumer_groups g ON g.queue_name = q.name
      WHERE NOT EXISTS (SELECT 1 FROM queen.log_consumers c
                         WHERE c.partition_id = p.id AND c.consumer_group = g.consumer_group)
      LIMIT p_batch
@@ -85,9 +117,9 @@ BEGIN
 
     WITH stale AS (
         SELECT lc.partition_id, lc.consumer_group
-          FROM queen.log_consumers lc
-          JOIN queen.log_partitions p ON p.id = lc.partition_id
-         WHERE lc.ready_at IS NULL AND queen.partition_last_offset(p.id) > lc.committed
+          FROM unnest(v_ids) AS u(id)
+          JOIN queen.log_consumers lc ON lc.partition_id = u.id
+         WHERE lc.ready_at IS NULL AND queen.partition_last_offset(u.id) > lc.committed
          LIMIT p_batch
            FOR UPDATE OF lc SKIP LOCKED
     )
@@ -253,7 +285,8 @@ COMMENT ON FUNCTION queen.expire_dedup(integer) IS
 
 -- queen.reclaim_idle_partitions(idle_seconds, batch): partitions with no stored message, no
 -- dead letter, no live lease and no push for idle_seconds are deleted with their cursors and
--- dedup entries; 0 = never. Returns the partitions reclaimed.
+-- dedup entries; 0 = never. A round checks the next `batch` partitions of its walk
+-- (queen.partition_walk). Returns the partitions reclaimed.
 CREATE OR REPLACE FUNCTION queen.reclaim_idle_partitions(p_partition_idle_seconds integer, p_batch integer)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -261,19 +294,21 @@ AS $$
 #variable_conflict use_column
 DECLARE
     v_parts bigint := 0;
+    v_ids   bigint[];
 BEGIN
     IF p_partition_idle_seconds > 0 THEN
+        v_ids := queen.partition_walk('queen.partition_reclaim_position', p_batch);
         WITH idle AS (
             SELECT p.id
-              FROM queen.log_partitions p
+              FROM unnest(v_ids) AS u(id)
+              JOIN queen.log_partitions p ON p.id = u.id
              WHERE coalesce(queen.partition_last_push_at(p.id), p.created_at)
                    < now() - make_interval(secs => p_partition_idle_seconds)
                AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.dead_letters d WHERE d.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
                                 WHERE c.partition_id = p.id AND c.lease_id IS NOT NULL AND c.lease_expires_at > now())
-             LIMIT p_batch
-               FOR UPDATE SKIP LOCKED
+               FOR UPDATE OF p SKIP LOCKED
         ), gone_cursors AS (
             DELETE FROM queen.log_consumers c USING idle i WHERE c.partition_id = i.id
         ), gone_dedup AS (
