@@ -3,6 +3,7 @@
 // its own lease, at most its batch over at most its partitions, the oldest waiting partitions
 // first, and no partition in two answers.
 #include "concurrent_requests.hpp"
+#include "prometheus_samples.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -49,12 +50,6 @@ std::map<std::string, std::string> leases_of(const test_cluster& db, const std::
     return out;
 }
 
-// The value of an unlabelled series in GET /metrics/prometheus, -1 when it is missing.
-double series_value(http_client& c, const std::string& name) {
-    const auto text = c.get("/metrics/prometheus").body;
-    const auto at = text.find("\n" + name + " ");
-    return at == std::string::npos ? -1 : std::stod(text.substr(at + name.size() + 2));
-}
 
 }  // namespace
 
@@ -122,8 +117,9 @@ TEST(PopFusion, ConcurrentPopsShareFewCommitsAndEachGetsItsOwnLeaseAndTheOldestP
     for (const auto& [part, lease] : lease_of_partition) EXPECT_EQ(stored.at(part), lease) << part;
     EXPECT_LT(used, 8) << targets.size() << " concurrent pops were not fused";
     // Every pop went through a fused call, in as many calls as commits.
-    EXPECT_EQ(series_value(c, "queen_pop_fusion_batch_requests_sum"), 16);
-    const double calls = series_value(c, "queen_pop_fusion_batch_requests_count");
+    const auto samples = parse_exposition(c.get("/metrics/prometheus").body);
+    EXPECT_EQ(value_of(samples, "queen_pop_fusion_batch_requests_sum", {}), 16);
+    const double calls = value_of(samples, "queen_pop_fusion_batch_requests_count", {}).value_or(-1);
     EXPECT_GE(calls, 1);
     EXPECT_LE(calls, used);
 
