@@ -12,7 +12,7 @@ RUN_PACKAGES=(
   build-essential cmake pkg-config git
   libboost-dev libboost-system-dev
   libpq-dev postgresql-15 postgresql-server-dev-15 postgresql-client-15
-  libzstd-dev zstd nlohmann-json3-dev libfmt-dev libssl-dev
+  libzstd-dev zstd nlohmann-json3-dev libsimdjson-dev libfmt-dev libssl-dev
   prometheus-cpp-dev
   curl ca-certificates
 )

@@ -1,7 +1,10 @@
 // libFuzzer harness for the HTTP body parsers: any input must end in a parsed request or an
-// api_error (a 4xx), never in another exception, a crash or a hang, at any nesting depth.
+// api_error (a 4xx), never in another exception, a crash or a hang, at any nesting depth. A
+// push keeps each payload as the bytes sent: a part of the body that is JSON on its own.
 #include "api/shared/json_guard.hpp"
+#include "api/shared/push_request.hpp"
 #include "api/shared/requests.hpp"
+#include "api/shared/transaction_request.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -17,14 +20,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const api_error&) {
         return 0;
     }
-    try {
-        auto items = parse_push(parsed, lim);
+    auto check_items = [&](const std::vector<queen::domain::push_item>& items) {
         for (const auto& item : items) {
             if (item.queue.empty() || item.partition.empty() || item.transaction_id.empty()) __builtin_trap();
-            // A stored payload is always valid JSON within the depth limit.
+            // A stored payload is valid JSON within the depth limit, and the bytes sent.
+            if (!nlohmann::json::accept(item.payload)) __builtin_trap();
             if (json_nesting_depth(nlohmann::json::parse(item.payload), lim.max_payload_depth) > lim.max_payload_depth)
                 __builtin_trap();
+            if (item.payload != "null" && body.find(item.payload) == std::string_view::npos) __builtin_trap();
         }
+    };
+    try {
+        check_items(parse_push(body, lim).items);
+    } catch (const api_error&) {
+    }
+    try {
+        for (const auto& op : parse_transaction(body, lim).operations) check_items(op.items);
     } catch (const api_error&) {
     }
     try {

@@ -1,6 +1,7 @@
 // The body checks that run before any JSON parser (api/json_guard) and the payload rules of
 // the request parsers (docs/json-input.md), without a database.
 #include "api/shared/json_guard.hpp"
+#include "api/shared/push_request.hpp"
 #include "api/shared/requests.hpp"
 #include "api/admin/trace_requests.hpp"
 
@@ -101,10 +102,10 @@ TEST(JsonGuard, PayloadAtTheLimitIsAcceptedAndOneDeeperIsRefused) {
     auto push_of = [](const std::string& payload) {
         return R"({"items":[{"queue":"q","payload":)" + payload + "}]}";
     };
-    auto items = parse_push(parse_json_body(push_of(nested_arrays(test_depth, "1")), lim).value, lim);
+    auto items = parse_push(push_of(nested_arrays(test_depth, "1")), lim).items;
     ASSERT_EQ(items.size(), 1u);
     EXPECT_EQ(items[0].payload, nested_arrays(test_depth, "1"));
-    EXPECT_EQ(refusal([&] { parse_push(parse_json_body(push_of(nested_arrays(test_depth + 1)), lim).value, lim); }),
+    EXPECT_EQ(refusal([&] { parse_push(push_of(nested_arrays(test_depth + 1)), lim); }),
               "items[0].payload nests deeper than 64 levels, the limit for payloads");
     // The envelope does not count against the payload: a transaction wraps two more levels.
     const std::string tx = R"({"operations":[{"type":"push","items":[{"queue":"q","payload":)" +
@@ -113,14 +114,14 @@ TEST(JsonGuard, PayloadAtTheLimitIsAcceptedAndOneDeeperIsRefused) {
 }
 
 TEST(JsonGuard, NulInStringFieldsIsRefusedAndInPayloadsKept) {
-    EXPECT_NE(refusal([] { parse_push(json::parse(R"({"items":[{"queue":"q","transactionId":"a\u0000"}]})"), lim); })
+    EXPECT_NE(refusal([] { parse_push(R"({"items":[{"queue":"q","transactionId":"a\u0000"}]})", lim); })
                   .find("transactionId must not contain NUL"),
               std::string::npos);
     EXPECT_NE(refusal([] {
                   parse_ack(json::parse(R"({"transactionId":"t","partitionId":"1","error":"x\u0000y"})"), lim);
               }).find("error must not contain NUL"),
               std::string::npos);
-    auto items = parse_push(json::parse(R"({"items":[{"queue":"q","payload":{"k":"a\u0000b"}}]})"), lim);
+    auto items = parse_push(R"({"items":[{"queue":"q","payload":{"k":"a\u0000b"}}]})", lim).items;
     EXPECT_EQ(items.at(0).payload, R"({"k":"a\u0000b"})");
     // Traces are stored as jsonb, which cannot hold it.
     EXPECT_NE(refusal([] {
@@ -141,8 +142,13 @@ TEST(JsonGuard, NumbersBeyondDoublesAreNamed) {
     EXPECT_NE(refusal([] { (void)parse_json_body(R"({"items":[{"queue":"q","payload":1e400}]})", lim); })
                   .find("a number is out of range"),
               std::string::npos);
-    auto items = parse_push(parse_json_body(R"({"items":[{"queue":"q","payload":[1e308,-1e-400,12345678901234567890]}]})", lim).value, lim);
-    EXPECT_EQ(items.at(0).payload, "[1e+308,-0.0,12345678901234567890]");
+    EXPECT_NE(refusal([] { (void)parse_push(R"({"items":[{"queue":"q","payload":[1,-1e400]}]})", lim); })
+                  .find("a number is out of range"),
+              std::string::npos);
+    // Every other number is kept as sent: past 64 bits, past 2^53, below the smallest double.
+    const std::string numbers = "[1e308,-1e-400,12345678901234567890,123456789012345678901234567890,1.10,-0]";
+    auto items = parse_push(R"({"items":[{"queue":"q","payload":)" + numbers + "}]}", lim).items;
+    EXPECT_EQ(items.at(0).payload, numbers);
 }
 
 }  // namespace

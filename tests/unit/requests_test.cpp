@@ -19,50 +19,6 @@ int status_of_failure(const std::function<void()>& f) {
     return 0;
 }
 
-TEST(PushParsing, DefaultsAndGeneratedTransactionIds) {
-    auto items = parse_push(json::parse(R"({"items":[{"queue":"q","payload":{"a":[1,2]}},
-        {"queue":"q","partition":null,"transactionId":null,"traceId":null,"payload":null}]})"), lim);
-    ASSERT_EQ(items.size(), 2u);
-    EXPECT_EQ(items[0].partition, "Default");
-    EXPECT_EQ(items[0].payload, R"({"a":[1,2]})");
-    EXPECT_EQ(items[1].payload, "null");
-    EXPECT_EQ(items[0].transaction_id.size(), 36u);
-    EXPECT_NE(items[0].transaction_id, items[1].transaction_id);
-    EXPECT_EQ(items[0].transaction_id[14], '7') << "a UUIDv7";
-    EXPECT_FALSE(items[1].trace_id.has_value());
-}
-
-TEST(PushParsing, MissingPayloadIsNull) {
-    auto items = parse_push(json::parse(R"({"items":[{"queue":"q"}]})"), lim);
-    EXPECT_EQ(items[0].payload, "null");
-}
-
-TEST(PushParsing, RejectsWhatIsReallyWrong) {
-    const char* bad[] = {
-        R"([])", R"({})", R"({"items":{}})", R"({"items":[1]})", R"({"items":[{}]})",
-        R"({"items":[{"queue":1}]})", R"({"items":[{"queue":""}]})", R"({"items":[{"queue":"q","partition":""}]})",
-        R"({"items":[{"queue":"q","partition":7}]})", R"({"items":[{"queue":"q","transactionId":5}]})",
-        R"({"items":[{"queue":"q","transactionId":""}]})", R"({"items":[{"queue":"q","traceId":"abc"}]})",
-        R"({"items":[{"queue":"q","traceId":12}]})",
-    };
-    for (const char* b : bad)
-        EXPECT_EQ(status_of_failure([&] { parse_push(json::parse(b), lim); }), 400) << b;
-    std::string long_name(256, 'x');
-    EXPECT_EQ(status_of_failure([&] { parse_push(json{{"items", {{{"queue", long_name}}}}}, lim); }), 400);
-    limits small{2, 10, 255, 64};
-    EXPECT_EQ(status_of_failure([&] { parse_push(json::parse(R"({"items":[{"queue":"a"},{"queue":"a"},{"queue":"a"}]})"), small); }),
-              413);
-}
-
-TEST(PushParsing, ErrorsNameTheField) {
-    try {
-        parse_push(json::parse(R"({"items":[{"queue":"q"},{"queue":"q","traceId":"nope"}]})"), lim);
-        FAIL();
-    } catch (const api_error& e) {
-        EXPECT_EQ(std::string(e.what()), "items[1].traceId must be a UUID");
-    }
-}
-
 TEST(JsonBody, MalformedJsonIs400) {
     EXPECT_EQ(status_of_failure([] { parse_json_body("{bad", lim); }), 400);
     EXPECT_EQ(status_of_failure([] { parse_json_body("", lim); }), 400);

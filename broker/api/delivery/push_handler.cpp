@@ -2,6 +2,7 @@
 #include "api/delivery/handlers.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"
+#include "api/shared/push_request.hpp"
 #include "api/shared/spool_push.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
@@ -13,9 +14,8 @@ namespace queen::api {
 // POST /api/v1/push: 201 with one answer per item, in request order.
 boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::request_context& rc) {
     const std::int64_t accepted_at = util::wall_clock_us();
-    const auto document = parse_json_body(rc.req.body(), ctx.limits);
-    const auto& body = document.value;
-    auto items = parse_push(body, ctx.limits);
+    auto request = parse_push(rc.req.body(), ctx.limits);
+    auto& items = request.items;
     stamp_producer(items, rc.subject);
     co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).

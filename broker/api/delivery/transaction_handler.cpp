@@ -83,9 +83,7 @@ asio::awaitable<store::transaction_outcome> run_transaction(
 
 // POST /api/v1/transaction: pushes and acks in one PostgreSQL transaction.
 asio::awaitable<http::response> handle_transaction(broker_context& ctx, http::request_context& rc) {
-    const auto document = parse_json_body(rc.req.body(), ctx.limits);
-    const auto& body = document.value;
-    auto tx = parse_transaction(body, ctx.limits);
+    auto tx = parse_transaction(rc.req.body(), ctx.limits);
     refuse_pushes_while_spooling(ctx, tx);
     for (auto& op : tx.operations) {
         if (op.type != transaction_op::kind::push) continue;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <utility>
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -119,6 +120,28 @@ std::size_t json_nesting_depth(const nlohmann::json& value, std::size_t stop_abo
         if (here > deepest) deepest = here;
         if (deepest > stop_above) return deepest;
         for (const auto& child : *v) pending.emplace_back(&child, here);
+    }
+    return deepest;
+}
+
+std::size_t json_text_depth(std::string_view text) {
+    std::size_t depth = 0;
+    std::size_t deepest = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;  // the escaped character cannot end the string
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
     }
     return deepest;
 }

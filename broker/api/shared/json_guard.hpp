@@ -30,6 +30,10 @@ std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth
 // Iterative: the value's own depth never reaches the call stack.
 std::size_t json_nesting_depth(const nlohmann::json& value, std::size_t stop_above);
 
+// The nesting depth of JSON text, counted like json_nesting_depth (brackets inside strings do
+// not count); `text` must be valid JSON. Linear, without recursion.
+std::size_t json_text_depth(std::string_view text);
+
 // True when a string or object key anywhere in value holds a NUL character (the escape
 // \u0000), which jsonb cannot store. Iterative, like json_nesting_depth.
 bool json_holds_nul(const nlohmann::json& value);

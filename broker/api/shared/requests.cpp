@@ -19,10 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string item_prefix(std::size_t index) {
-    return fmt::format("items[{}]", index);
-}
-
 std::optional<std::string> optional_string(const json& obj, const char* key, const std::string& where) {
     const json* v = present_field(obj, key);
     if (!v) return std::nullopt;
@@ -30,10 +26,6 @@ std::optional<std::string> optional_string(const json& obj, const char* key, con
     std::string s = v->get<std::string>();
     check_no_nul(where + key, s);
     return s;
-}
-
-std::string type_name(const json& v) {
-    return v.type_name();
 }
 
 }  // namespace
@@ -70,49 +62,6 @@ std::string generate_uuid_v7() {
     b[6] = static_cast<std::uint8_t>(0x70 | (b[6] & 0x0f));
     b[8] = static_cast<std::uint8_t>(0x80 | (b[8] & 0x3f));
     return segment::uuid_to_string(b);
-}
-
-std::vector<domain::push_item> parse_push(const json& body, const limits& lim) {
-    if (!body.is_object()) throw bad_request("request body must be a JSON object with an items array");
-    auto it = body.find("items");
-    if (it == body.end() || it->is_null()) throw bad_request("items is required and must be an array");
-    if (!it->is_array()) throw bad_request(fmt::format("items must be an array, got {}", type_name(*it)));
-    if (it->size() > lim.max_push_items)
-        throw api_error(error_code::payload_too_large,
-                        fmt::format("a push may carry at most {} items, got {}", lim.max_push_items, it->size()));
-    std::vector<domain::push_item> items;
-    items.reserve(it->size());
-    std::size_t index = 0;
-    for (const json& raw : *it) {
-        const std::string where = item_prefix(index) + ".";
-        if (!raw.is_object()) throw bad_request(item_prefix(index) + " must be an object");
-        domain::push_item item;
-        const json* queue = present_field(raw, "queue");
-        if (!queue) throw bad_request(where + "queue is required");
-        if (!queue->is_string()) throw bad_request(where + "queue must be a string");
-        item.queue = queue->get<std::string>();
-        check_name(where + "queue", item.queue, lim);
-        item.partition = optional_string(raw, "partition", where).value_or("Default");
-        check_name(where + "partition", item.partition, lim);
-        if (auto tx = optional_string(raw, "transactionId", where)) {
-            check_name(where + "transactionId", *tx, lim);
-            item.transaction_id = std::move(*tx);
-        } else {
-            item.transaction_id = generate_uuid_v7();
-        }
-        if (auto trace = optional_string(raw, "traceId", where)) {
-            auto uuid = segment::parse_uuid(*trace);
-            if (!uuid) throw bad_request(where + "traceId must be a UUID");
-            item.trace_id = segment::uuid_to_string(*uuid);
-        }
-        auto payload = raw.find("payload");
-        if (payload != raw.end()) check_payload_depth(*payload, where + "payload", lim);
-        item.payload =
-            payload == raw.end() ? std::string("null") : payload->dump(-1, ' ', false, json::error_handler_t::strict);
-        items.push_back(std::move(item));
-        ++index;
-    }
-    return items;
 }
 
 void stamp_producer(std::vector<domain::push_item>& items, const std::optional<std::string>& subject) {

@@ -48,8 +48,6 @@ inline constexpr std::size_t json_value_cost_bytes = 128;
 // Retry-After when lim.parse_budget cannot take the document's cost now.
 json_document parse_json_body(std::string_view body, const limits& lim);
 
-// POST /api/v1/push. Items keep request order. Missing transactionIds are generated.
-std::vector<domain::push_item> parse_push(const nlohmann::json& body, const limits& lim);
 // Stamps every item with the pushing token's "sub" (none: auth off, or no sub), the only
 // source of producer_sub: parse_push never reads a producerSub from the body.
 void stamp_producer(std::vector<domain::push_item>& items, const std::optional<std::string>& subject);

@@ -1,5 +1,6 @@
 #include "api/shared/transaction_request.hpp"
 
+#include "api/shared/push_request.hpp"
 #include "segment/segment_codec.hpp"
 
 #include <fmt/core.h>
@@ -7,52 +8,98 @@
 namespace queen::api {
 
 using nlohmann::json;
+using simdjson::ondemand::json_type;
 
-transaction_request parse_transaction(const json& body, const limits& lim) {
-    if (!body.is_object()) throw bad_request("request body must be a JSON object with an operations array");
-    auto ops = body.find("operations");
-    if (ops == body.end() || !ops->is_array() || ops->empty())
-        throw bad_request("operations must be a non-empty array");
+namespace {
+
+// The raw text of every element of the operations array (each checked to be an object).
+std::vector<std::string_view> operation_texts(const json_text_body& body, simdjson::ondemand::parser& parser,
+                                              const json_field& operations) {
+    std::vector<std::string_view> out;
+    if (operations.present && operations.type == json_type::array) {
+        auto document = take(parser.iterate(body.padded(operations.text)));
+        for (auto element : take(document.get_array())) {
+            simdjson::ondemand::value op = take(std::move(element));
+            if (take(op.type()) != json_type::object)
+                throw bad_request(fmt::format("operations[{}] must be an object", out.size()));
+            out.push_back(raw_json_of(op));
+        }
+    }
+    if (out.empty()) throw bad_request("operations must be a non-empty array");
+    return out;
+}
+
+transaction_op parse_operation(const json_text_body& body, ondemand_parsers& parsers, std::string_view text,
+                               const limits& lim) {
+    json_field type, items;
+    auto document = take(parsers.at(1).iterate(body.padded(text)));
+    for (auto member : take(document.get_object())) {
+        auto field = take(std::move(member));
+        const std::string_view key = take(field.unescaped_key());
+        simdjson::ondemand::value value = field.value();
+        if (key == "type")
+            type.read(value);
+        else if (key == "items")
+            items.read(value, true);
+    }
+    transaction_op op;
+    if (type.present && type.type == json_type::string && type.text == "push") {
+        op.type = transaction_op::kind::push;
+        op.items = parse_push_items(body, parsers, 2, items, lim);
+    } else if (type.present && type.type == json_type::string && type.text == "ack") {
+        // An ack operation holds no payload: read as the ack routes read their bodies.
+        op.type = transaction_op::kind::ack;
+        op.ack = parse_ack(json::parse(text), lim);
+    } else {
+        throw bad_request("type must be \"push\" or \"ack\"");
+    }
+    return op;
+}
+
+}  // namespace
+
+transaction_request parse_transaction(std::string_view text, const limits& lim) {
+    json_text_body body(text, lim, json_value_cost_bytes);
+    ondemand_parsers parsers(body);
+    auto document = take(parsers.at(0).iterate(body.padded(body.text())));
+    if (take(document.type()) != json_type::object)
+        throw bad_request("request body must be a JSON object with an operations array");
+    json_field operations, leases;
+    for (auto member : take(document.get_object())) {
+        auto field = take(std::move(member));
+        const std::string_view key = take(field.unescaped_key());
+        simdjson::ondemand::value value = field.value();
+        if (key == "operations")
+            operations.read(value, true);
+        else if (key == "requiredLeases")
+            leases.read(value, true);
+    }
     transaction_request out;
     std::size_t total_items = 0;
-    for (std::size_t i = 0; i < ops->size(); ++i) {
-        const json& op = (*ops)[i];
-        const std::string where = fmt::format("operations[{}]", i);
-        if (!op.is_object()) throw bad_request(where + " must be an object");
-        auto type = op.find("type");
-        if (type == op.end() || !type->is_string() || (*type != "push" && *type != "ack"))
-            throw bad_request(where + ".type must be \"push\" or \"ack\"");
-        transaction_op parsed;
+    const auto texts = operation_texts(body, parsers.at(1), operations);
+    for (std::size_t i = 0; i < texts.size(); ++i) {
         try {
-            if (*type == "push") {
-                parsed.type = transaction_op::kind::push;
-                auto items = op.find("items");
-                json wrapper{{"items", items == op.end() ? json() : *items}};
-                parsed.items = parse_push(wrapper, lim);
-                total_items += parsed.items.size();
-            } else {
-                parsed.type = transaction_op::kind::ack;
-                parsed.ack = parse_ack(op, lim);
-                ++total_items;
-            }
+            auto op = parse_operation(body, parsers, texts[i], lim);
+            total_items += op.type == transaction_op::kind::push ? op.items.size() : 1;
+            out.operations.push_back(std::move(op));
         } catch (const api_error& e) {
-            throw api_error(e.code(), where + "." + e.what());
+            throw api_error(e.code(), fmt::format("operations[{}].{}", i, e.what()));
         }
-        out.operations.push_back(std::move(parsed));
     }
     if (total_items > lim.max_push_items)
         throw api_error(error_code::payload_too_large,
                         fmt::format("a transaction may carry at most {} items and acks", lim.max_push_items));
-    auto leases = body.find("requiredLeases");
-    if (leases != body.end() && !leases->is_null()) {
-        if (!leases->is_array()) throw bad_request("requiredLeases must be an array of lease ids");
-        for (std::size_t i = 0; i < leases->size(); ++i) {
-            const json& l = (*leases)[i];
+    if (!leases.absent_or_null()) {
+        if (leases.type != json_type::array) throw bad_request("requiredLeases must be an array of lease ids");
+        const json list = json::parse(leases.text);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const json& l = list[i];
             auto uuid = l.is_string() ? segment::parse_uuid(l.get<std::string>()) : std::nullopt;
             if (!uuid) throw bad_request(fmt::format("requiredLeases[{}] must be a lease id (UUID)", i));
             out.required_leases.push_back(segment::uuid_to_string(*uuid));
         }
     }
+    out.budget_share = body.take_budget_share();
     return out;
 }
 

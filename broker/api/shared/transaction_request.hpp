@@ -3,6 +3,7 @@
 #include "api/shared/requests.hpp"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace queen::api {
@@ -16,8 +17,10 @@ struct transaction_op {
 struct transaction_request {
     std::vector<transaction_op> operations;
     std::vector<std::string> required_leases;  // canonical UUID text
+    util::memory_budget::ticket budget_share;  // the body's, held while the operations are
 };
 
-transaction_request parse_transaction(const nlohmann::json& body, const limits& lim);
+// The body checked as JSON; push operations keep their payloads as the bytes sent (push_request.hpp).
+transaction_request parse_transaction(std::string_view body, const limits& lim);
 
 }  // namespace queen::api

@@ -25,10 +25,21 @@ void check_no_nul(const std::string& what, std::string_view value) {
         throw bad_request(what + " must not contain NUL characters (\\u0000)");
 }
 
+namespace {
+
+[[noreturn]] void payload_too_deep(const std::string& what, const config::limits& lim) {
+    throw bad_request(
+        fmt::format("{} nests deeper than {} levels, the limit for payloads", what, lim.max_payload_depth));
+}
+
+}  // namespace
+
 void check_payload_depth(const nlohmann::json& payload, const std::string& what, const config::limits& lim) {
-    if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth)
-        throw bad_request(
-            fmt::format("{} nests deeper than {} levels, the limit for payloads", what, lim.max_payload_depth));
+    if (json_nesting_depth(payload, lim.max_payload_depth) > lim.max_payload_depth) payload_too_deep(what, lim);
+}
+
+void check_payload_text_depth(std::string_view payload, const std::string& what, const config::limits& lim) {
+    if (json_text_depth(payload) > lim.max_payload_depth) payload_too_deep(what, lim);
 }
 
 std::int64_t json_integer(const nlohmann::json& value, const std::string& what, std::int64_t min, std::int64_t max) {

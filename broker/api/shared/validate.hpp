@@ -24,6 +24,9 @@ void check_no_nul(const std::string& what, std::string_view value);
 // A payload (a push item's payload, a trace's data) nests at most lim.max_payload_depth levels.
 void check_payload_depth(const nlohmann::json& payload, const std::string& what, const config::limits& lim);
 
+// The same rule for a payload kept as the JSON text the client sent.
+void check_payload_text_depth(std::string_view payload, const std::string& what, const config::limits& lim);
+
 // A JSON number that is an integer in [min, max] (an unsigned value past int64 or a double of
 // any size included); throws bad_request "<what> must be an integer" or "<what> must be between
 // <min> and <max>, got <value>".
