@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Alternating A/B of one bench/run.sh scenario between two broker builds, ROUNDS rounds of one
-# run each (A then B), printing each round's end-to-end msgs/s and the ratio B / A, then the
-# median ratio. Both directories need a `queen` and a `queen_bench` (a symlink will do).
+# run each (A then B), printing each round's msgs/s (push/s for the push scenario, consume/s
+# for consume, end to end otherwise) and the ratio B / A, then the median ratio. Both directories need a `queen` and a `queen_bench` (a symlink will do).
 #   bash bench/ab.sh DIR_A DIR_B
 # Environment: ROUNDS [3], SCENARIO [both], and whatever bench/run.sh takes (MESSAGES, ...).
 set -euo pipefail
@@ -10,11 +10,12 @@ A=${1:?usage: $0 DIR_A DIR_B}
 B=${2:?usage: $0 DIR_A DIR_B}
 ROUNDS=${ROUNDS:-3}
 SCENARIO=${SCENARIO:-both}
-e2e() {  # dir -> end-to-end msgs/s of one run (the summary row's fifth column)
-    SCENARIOS=$SCENARIO RUNS=1 bash "$ROOT/bench/run.sh" "$1" 2>&1 | awk -v s="$SCENARIO" '$1 == s && $2 == 1 { v = $5 } END { print v }'
+case $SCENARIO in push) COLUMN=3 ;; consume) COLUMN=4 ;; *) COLUMN=5 ;; esac
+e2e() {  # dir -> the scenario's msgs/s of one run (its column of the summary row)
+    SCENARIOS=$SCENARIO RUNS=1 bash "$ROOT/bench/run.sh" "$1" 2>&1 | awk -v s="$SCENARIO" -v c="$COLUMN" '$1 == s && $2 == 1 { v = $c } END { print v }'
 }
 ratios=()
-echo "round  A e2e/s  B e2e/s  B/A"
+echo "round  A msgs/s  B msgs/s  B/A"
 for round in $(seq 1 "$ROUNDS"); do
     a=$(e2e "$A")
     b=$(e2e "$B")
