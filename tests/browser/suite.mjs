@@ -89,11 +89,14 @@ async function seed() {
 
   await call('POST', '/api/v1/traces', { transactionId: 'order-1', partitionId: m1.partitionId, consumerGroup: GROUP, eventType: 'processed', data: { step: 'charged' }, traceNames: [TRACE] });
 
-  // Counts come from the snapshot and the per-minute flush: wait until both have them.
-  await call('POST', '/api/v1/stats/refresh');
+  // Counts come from the snapshot and the per-minute flush: wait until both have them. A
+  // refresh is skipped while the broker's own one runs, which may have started before the last
+  // ack: refresh until one runs, and wait for a snapshot with nothing left processing.
+  await until('a stats refresh that ran', async () => !(await call('POST', '/api/v1/stats/refresh')).skipped);
   await until('the snapshot and the activity flush', async () => {
     const o = await call('GET', '/api/v1/resources/overview');
-    return o.statsAge >= 0 && o.messages.total === 10 && o.messages.pending === 5 && o.messages.completed === 5 && o.messages.deadLetter === 3;
+    return o.statsAge >= 0 && o.messages.total === 10 && o.messages.pending === 5 && o.messages.processing === 0 &&
+      o.messages.completed === 5 && o.messages.deadLetter === 3;
   });
   await until('the group in the snapshot', async () => (await call('GET', '/api/v1/consumer-groups')).some((g) => g.name === GROUP && g.queueName === ORDERS));
   return { partitionId: m1.partitionId };
