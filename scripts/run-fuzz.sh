@@ -29,7 +29,7 @@ build push_body_fuzz "$ROOT/broker/api/shared/requests.cpp" "$ROOT/broker/api/sh
   "$ROOT/broker/api/shared/json_body.cpp" "$ROOT/broker/api/shared/push_request.cpp" "$ROOT/broker/api/shared/transaction_request.cpp" \
   "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp" "$ROOT/broker/util/memory_budget.cpp" -lsimdjson
 build segment_decode_fuzz
-build pop_answer_fuzz "$ROOT/broker/api/delivery/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/shared/json_guard.cpp" \
+build pop_answer_fuzz "$ROOT/broker/api/delivery/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/shared/json_guard.cpp" "$ROOT/broker/util/memory_budget.cpp" \
   "$ROOT/broker/api/shared/api_error.cpp" "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp"
 build jwt_token_fuzz "$ROOT/broker/auth/jws_token.cpp" "$ROOT/broker/auth/base64url.cpp" "$ROOT/broker/auth/key_set.cpp" \
   "$ROOT/broker/auth/verification_key.cpp" "$ROOT/broker/auth/token_verifier.cpp" "$ROOT/broker/auth/auth_failure.cpp" \

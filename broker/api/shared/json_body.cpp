@@ -51,10 +51,7 @@ void explain_refusal(std::string_view text, simdjson::error_code error) {
     first_error sax;
     const bool accepted = nlohmann::json::sax_parse(text, &sax);
     if (accepted && error == simdjson::NUMBER_ERROR) return;
-    if (sax.out_of_range)
-        throw bad_request("a number is out of range: JSON numbers must lie within ±1.7976931348623157e308");
-    if (sax.byte) throw bad_request(fmt::format("malformed JSON at byte {}", *sax.byte));
-    throw bad_request("malformed JSON");
+    refuse_malformed_json(sax.out_of_range ? std::nullopt : sax.byte, sax.out_of_range);
 }
 
 simdjson::dom::parser& validating_parser(std::size_t size, std::optional<simdjson::dom::parser>& own) {
@@ -66,16 +63,8 @@ simdjson::dom::parser& validating_parser(std::size_t size, std::optional<simdjso
 }  // namespace
 
 json_text_body::json_text_body(std::string_view body, const config::limits& lim, std::size_t per_value_cost)
-    : max_depth_(lim.max_payload_depth + envelope_depth_allowance) {
-    if (body.empty()) throw bad_request("request body is empty; a JSON object is required");
-    const std::size_t values = check_json_text(body, lim.max_payload_depth, lim.max_json_values);
-    if (lim.parse_budget) {
-        auto share = lim.parse_budget->try_take(2 * body.size() + values * per_value_cost);
-        if (!share)
-            throw api_error(error_code::unavailable,
-                            "the broker is parsing as many request bodies as its memory budget allows; retry", 1);
-        budget_share_ = std::move(*share);
-    }
+    : max_depth_(lim.max_payload_depth + envelope_depth_allowance),
+      budget_share_(admit_json_body(body, lim, 2, per_value_cost)) {
     if (body.starts_with(utf8_bom)) body.remove_prefix(utf8_bom.size());
     text_ = simdjson::padded_string(body);
     std::optional<simdjson::dom::parser> own;

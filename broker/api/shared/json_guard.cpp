@@ -109,6 +109,26 @@ std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth
     return values;
 }
 
+util::memory_budget::ticket admit_json_body(std::string_view body, const config::limits& lim, std::size_t bytes_factor,
+                                            std::size_t per_value_cost) {
+    if (body.empty()) throw bad_request("request body is empty; a JSON object is required");
+    const std::size_t values = check_json_text(body, lim.max_payload_depth, lim.max_json_values);
+    if (!lim.parse_budget) return {};
+    auto share = lim.parse_budget->try_take(body.size() * bytes_factor + values * per_value_cost);
+    if (!share)
+        throw api_error(error_code::unavailable,
+                        "the broker is parsing as many request bodies as its memory budget allows; retry", 1);
+    return std::move(*share);
+}
+
+void refuse_malformed_json(std::optional<std::size_t> byte, bool number_out_of_range) {
+    // e.g. 1e999: valid JSON grammar, but beyond the doubles numbers are read as.
+    if (number_out_of_range)
+        throw bad_request("a number is out of range: JSON numbers must lie within ±1.7976931348623157e308");
+    if (byte) throw bad_request(fmt::format("malformed JSON at byte {}", *byte));
+    throw bad_request("malformed JSON");
+}
+
 std::size_t json_nesting_depth(const nlohmann::json& value, std::size_t stop_above) {
     std::size_t deepest = 0;
     std::vector<std::pair<const nlohmann::json*, std::size_t>> pending{{&value, 0}};

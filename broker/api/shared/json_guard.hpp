@@ -3,10 +3,14 @@
 // rule (docs/json-input.md). The body scan is one linear pass without recursion, so that no
 // later step (the parser, re-serialization, copies) can meet a nesting deeper than the
 // payload limit plus the envelope allowance.
+#include "config/limits.hpp"
+#include "util/memory_budget.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 namespace queen::api {
@@ -24,6 +28,15 @@ inline constexpr std::size_t envelope_depth_allowance = 8;
 // the parser.
 std::size_t check_json_text(std::string_view text, std::size_t max_payload_depth,
                             std::size_t max_values = std::numeric_limits<std::size_t>::max());
+
+// What every JSON body passes before a parser: 400 when it is empty, check_json_text, then its
+// parse cost (body bytes x bytes_factor + values x per_value_cost) taken from lim.parse_budget
+// (an empty ticket without one); 503 with Retry-After when the budget cannot take it now.
+util::memory_budget::ticket admit_json_body(std::string_view body, const config::limits& lim, std::size_t bytes_factor,
+                                            std::size_t per_value_cost);
+
+// 400 for a body a parser refused: the byte where it stopped, or a number beyond the doubles.
+[[noreturn]] void refuse_malformed_json(std::optional<std::size_t> byte, bool number_out_of_range);
 
 // The nesting depth of a parsed value: the number of arrays and objects on its deepest
 // path (a scalar is 0, [] is 1, {"a":[1]} is 2), counting no further than stop_above + 1.

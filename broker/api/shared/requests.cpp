@@ -31,24 +31,15 @@ std::optional<std::string> optional_string(const json& obj, const char* key, con
 }  // namespace
 
 json_document parse_json_body(std::string_view body, const limits& lim) {
-    if (body.empty()) throw bad_request("request body is empty; a JSON object is required");
-    const std::size_t values = check_json_text(body, lim.max_payload_depth, lim.max_json_values);
     json_document doc;
-    if (lim.parse_budget) {
-        auto share = lim.parse_budget->try_take(body.size() + values * json_value_cost_bytes);
-        if (!share)
-            throw api_error(error_code::unavailable,
-                            "the broker is parsing as many request bodies as its memory budget allows; retry", 1);
-        doc.budget_share = std::move(*share);
-    }
+    doc.budget_share = admit_json_body(body, lim, 1, json_value_cost_bytes);
     try {
         doc.value = json::parse(body);
         return doc;
     } catch (const json::parse_error& e) {
-        throw bad_request(fmt::format("malformed JSON at byte {}", e.byte));
+        refuse_malformed_json(e.byte, false);
     } catch (const json::out_of_range&) {
-        // e.g. 1e999: valid JSON grammar, but beyond the doubles numbers are read as.
-        throw bad_request("a number is out of range: JSON numbers must lie within ±1.7976931348623157e308");
+        refuse_malformed_json(std::nullopt, true);
     }
 }
 
