@@ -258,6 +258,10 @@ COMMENT ON FUNCTION queen.apply_retention(integer) IS
 
 -- queen.expire_dedup(batch): deletes dedup entries older than their queue's
 -- dedupWindowSeconds. Returns the entries deleted.
+-- A push may rewrite an expired entry (its id pushed again) while this runs: the DELETE
+-- waits for it and then re-checks its own conditions on the row's new version, so the age
+-- is one of them; a key match alone would delete the fresh entry, and the id would be
+-- stored twice inside its window (regress/isolation/specs/push_dedup_expiry.spec).
 CREATE OR REPLACE FUNCTION queen.expire_dedup(p_batch integer)
 RETURNS bigint
 LANGUAGE plpgsql
@@ -267,7 +271,7 @@ DECLARE
     v_dedup bigint := 0;
 BEGIN
     WITH expired AS (
-        SELECT d.partition_id, d.transaction_id
+        SELECT d.partition_id, d.transaction_id, q.dedup_window_seconds AS win
           FROM queen.log_dedup d
           JOIN queen.log_partitions p ON p.id = d.partition_id
           JOIN queen.queues q ON q.id = p.queue_id
@@ -275,7 +279,8 @@ BEGIN
          LIMIT p_batch
     )
     DELETE FROM queen.log_dedup d USING expired e
-     WHERE d.partition_id = e.partition_id AND d.transaction_id = e.transaction_id;
+     WHERE d.partition_id = e.partition_id AND d.transaction_id = e.transaction_id
+       AND d.created_at < now() - make_interval(secs => e.win);
     GET DIAGNOSTICS v_dedup = ROW_COUNT;
     RETURN v_dedup;
 END;
