@@ -51,7 +51,7 @@ void explain_refusal(std::string_view text, simdjson::error_code error) {
     first_error sax;
     const bool accepted = nlohmann::json::sax_parse(text, &sax);
     if (accepted && error == simdjson::NUMBER_ERROR) return;
-    refuse_malformed_json(sax.out_of_range ? std::nullopt : sax.byte, sax.out_of_range);
+    refuse_malformed_json(sax.byte, sax.out_of_range);
 }
 
 simdjson::dom::parser& validating_parser(std::size_t size, std::optional<simdjson::dom::parser>& own) {
