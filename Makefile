@@ -75,10 +75,10 @@ regress: build ext-install
 FUZZ_SECONDS ?= 30
 
 # Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
-# isolation specs (concurrent sessions), the integration suite twice (stock PostgreSQL, then
-# with queen_ext in every test database), the dashboard's browser suite, and each fuzz
-# target for FUZZ_SECONDS; the last
-# line is "N passed, N failed" over all of them (scripts/run-tests.sh).
+# isolation specs (concurrent sessions) twice and the integration suite twice (stock
+# PostgreSQL, then with queen_ext in the database), the dashboard's browser suite, and each
+# fuzz target for FUZZ_SECONDS; the last line is "N passed, N failed" over all of them
+# (scripts/run-tests.sh).
 test: build ext-install
 	bash scripts/run-tests.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 

@@ -10,14 +10,20 @@
 # PostgreSQL CPU µs per message; and the ratio extension / stock of each.
 # Needs queen_ext installed (make ext-install), jq and psql.
 #
-# Environment: ROUNDS [3]; SCENARIOS ["push consume both"]; MESSAGES [50000]; every other
-# knob of bench/run.sh (PARTITIONS, CONNECTIONS, PUSH_BATCH, POP_BATCH, PAYLOAD_BYTES, …).
+# Each round also runs the headline (both) over WIDE_PARTITIONS partitions with WIDE_MESSAGES
+# messages, the partition sweep's wide row, labelled "both P=<n>".
+#
+# Environment: ROUNDS [3]; SCENARIOS ["push consume both"]; MESSAGES [50000];
+# WIDE_PARTITIONS [100000] (empty: no wide row); WIDE_MESSAGES [200000]; every other knob of
+# bench/run.sh (PARTITIONS, CONNECTIONS, PUSH_BATCH, POP_BATCH, PAYLOAD_BYTES, …).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD_DIR=${1:-build}
 ROUNDS=${ROUNDS:-3}
 export SCENARIOS=${SCENARIOS:-"push consume both"}
 export MESSAGES=${MESSAGES:-50000}
+WIDE_PARTITIONS=${WIDE_PARTITIONS-100000}
+WIDE_MESSAGES=${WIDE_MESSAGES:-200000}
 command -v jq >/dev/null || { echo "compare-codec.sh: jq is needed" >&2; exit 1; }
 
 # KEEP_RESULTS=DIR keeps the JSON lines and logs there (REPORT_ONLY=1 re-prints a kept run).
@@ -35,11 +41,16 @@ for round in $(seq 1 "$ROUNDS"); do
         RUNS=1 EXTENSION=$ext RESULTS="$OUT/$ext.jsonl" bash "$ROOT/bench/run.sh" "$BUILD_DIR" \
             > "$OUT/run-$round-$ext.log" 2>&1 || { cat "$OUT/run-$round-$ext.log"; exit 1; }
         tail -n 8 "$OUT/run-$round-$ext.log"
+        [[ -n $WIDE_PARTITIONS ]] || continue
+        RUNS=1 EXTENSION=$ext RESULTS="$OUT/$ext.jsonl" SCENARIOS=both PARTITIONS=$WIDE_PARTITIONS \
+            MESSAGES=$WIDE_MESSAGES LABEL_TAG=" P=$WIDE_PARTITIONS" bash "$ROOT/bench/run.sh" "$BUILD_DIR" \
+            > "$OUT/run-$round-$ext-wide.log" 2>&1 || { cat "$OUT/run-$round-$ext-wide.log"; exit 1; }
+        tail -n 3 "$OUT/run-$round-$ext-wide.log"
     done
 done
 
 echo
-echo "== stock SQL path vs queen_ext: medians of $ROUNDS round(s); $MESSAGES messages per scenario"
+echo "== stock SQL path vs queen_ext: medians of $ROUNDS round(s); $MESSAGES messages per scenario (the wide row: $WIDE_MESSAGES)"
 jq -rs --argjson n "$MESSAGES" '
   def median: map(select(. != null)) | sort | if length == 0 then null
     elif length % 2 == 1 then .[(length - 1) / 2] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -47,7 +58,8 @@ jq -rs --argjson n "$MESSAGES" '
       rate: (if .label | startswith("push") then .throughput.push
              elif .label | startswith("consume") then .throughput.consume else .throughput.endToEnd end),
       seg: .storage.segmentBytesPerMessage, wal: .storage.walBytesPerMessage,
-      pgus: (.serverCpuSeconds.postgres * 1000000 / $n), brokerus: (.serverCpuSeconds.broker * 1000000 / $n) };
+      pgus: (.serverCpuSeconds.postgres * 1000000 / (.conditions.messages // $n)),
+      brokerus: (.serverCpuSeconds.broker * 1000000 / (.conditions.messages // $n)) };
   def fmt: if . == null then "-" elif . >= 100 then (round | tostring) else ((. * 100 | round) / 100 | tostring) end;
   def ratio($a; $b): if $a == null or $b == null or $a == 0 then "-" else (($b / $a) * 100 | round) / 100 | tostring end;
   (map(select(.extension == "off")) | group_by(.label | sub(" #[0-9]+$"; ""))) as $off |

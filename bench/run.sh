@@ -22,6 +22,8 @@
 #   BENCH_ARGS []          extra queen_bench options for every run
 #   RESULTS [a temp file]  where the JSON results (one line per run) are collected
 #   KEEP [0]               1 keeps the temporary directory (broker and PostgreSQL logs)
+#   LABEL_TAG []           appended to each scenario's label ("both P=100000 #1"), so that runs
+#                          of other conditions collected in one RESULTS file stay apart
 #   EXTENSION [off]        on: CREATE EXTENSION queen_ext in the embedded database before the
 #                          runs (the accelerated codec path; install it first with
 #                          make ext-install); off: the stock SQL path
@@ -214,11 +216,11 @@ stamp=$(date +%s)
 for run in $(seq 1 "$RUNS"); do
     for scenario in $SCENARIOS; do
         case $scenario in
-            push) run_bench "push #$run" --mode push --queue "backlog-$stamp-$run" "${common[@]}" ;;
-            consume) run_bench "consume #$run" --mode consume --queue "backlog-$stamp-$run" "${common[@]}" ;;
-            both) run_bench "both #$run" --mode both "${common[@]}" ;;
-            both-wait) run_bench "both-wait #$run" --mode both --wait "${common[@]}" ;;
-            both-autoack) run_bench "both-autoack #$run" --mode both --auto-ack "${common[@]}" ;;
+            push) run_bench "push${LABEL_TAG:-} #$run" --mode push --queue "backlog-$stamp-$run" "${common[@]}" ;;
+            consume) run_bench "consume${LABEL_TAG:-} #$run" --mode consume --queue "backlog-$stamp-$run" "${common[@]}" ;;
+            both) run_bench "both${LABEL_TAG:-} #$run" --mode both "${common[@]}" ;;
+            both-wait) run_bench "both-wait${LABEL_TAG:-} #$run" --mode both --wait "${common[@]}" ;;
+            both-autoack) run_bench "both-autoack${LABEL_TAG:-} #$run" --mode both --auto-ack "${common[@]}" ;;
             *) die "unknown scenario '$scenario'" ;;
         esac
     done

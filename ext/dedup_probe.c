@@ -28,6 +28,8 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
+#include "ext_dedup.h"
+
 #define EXT_DEDUP_SCHEMA "queen"
 #define EXT_DEDUP_TABLE "log_dedup"
 #define EXT_ATT_PARTITION 1
@@ -134,12 +136,14 @@ ext_open_dedup_table(void)
     return heap;
 }
 
-/* Appends (idx, msg_offset, created_at) to the result for every 1-based position i of
- * txids whose id has a row visible to the active snapshot for its partition: partition_id,
- * or pids[i] when pids is given (a NULL there, like a NULL id, gives no row). */
-static void
-ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bool *pid_nulls,
-          const Datum *txids, const bool *txid_nulls, int n)
+/* Probes n (partition, transaction id) pairs: for every 0-based position i whose id has a
+ * row visible to `snapshot` for its partition (partition_id, or pids[i] when pids is given;
+ * a NULL there, like a NULL id, matches nothing), found[i] is set and offsets[i] and
+ * created_ats[i] get the row's msg_offset and created_at; found[i] is cleared otherwise. */
+void
+ext_dedup_probe_pairs(Snapshot snapshot, int64 partition_id, const Datum *pids,
+                      const bool *pid_nulls, const Datum *txids, const bool *txid_nulls, int n,
+                      bool *found, int64 *offsets, TimestampTz *created_ats)
 {
     Relation    heap, index;
     IndexScanDesc scan;
@@ -147,13 +151,10 @@ ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bo
     ScanKeyData keys[2];
     int         i;
 
-    if (!ActiveSnapshotSet())
-        ereport(ERROR, (errcode(ERRCODE_INVALID_TRANSACTION_STATE),
-                        errmsg("dedup_probe: no active snapshot")));
     heap = ext_open_dedup_table();
     index = ext_open_key_index(heap);
     slot = table_slot_create(heap, NULL);
-    scan = index_beginscan(heap, index, GetActiveSnapshot(), 2, 0);
+    scan = index_beginscan(heap, index, snapshot, 2, 0);
     ScanKeyEntryInitialize(&keys[0], 0, EXT_ATT_PARTITION, BTEqualStrategyNumber, InvalidOid,
                            InvalidOid, F_INT8EQ, Int64GetDatum(partition_id));
     ScanKeyEntryInitialize(&keys[1], 0, EXT_ATT_TXID, BTEqualStrategyNumber, InvalidOid,
@@ -161,9 +162,9 @@ ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bo
 
     for (i = 0; i < n; i++)
     {
-        Datum       values[3];
-        bool        nulls[3] = {false};
+        bool        isnull;
 
+        found[i] = false;
         if (txid_nulls[i] || (pids != NULL && pid_nulls[i]))
             continue;
         CHECK_FOR_INTERRUPTS();
@@ -174,10 +175,12 @@ ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bo
         /* The key is unique: at most one row is visible to the snapshot. */
         if (!index_getnext_slot(scan, ForwardScanDirection, slot))
             continue;
-        values[0] = Int32GetDatum(i + 1);
-        values[1] = slot_getattr(slot, EXT_ATT_OFFSET, &nulls[1]);
-        values[2] = slot_getattr(slot, EXT_ATT_CREATED, &nulls[2]);
-        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+        /* Both columns are NOT NULL in the broker's schema. */
+        offsets[i] = DatumGetInt64(slot_getattr(slot, EXT_ATT_OFFSET, &isnull));
+        if (isnull)
+            continue;
+        created_ats[i] = DatumGetTimestampTz(slot_getattr(slot, EXT_ATT_CREATED, &isnull));
+        found[i] = !isnull;
         ExecClearTuple(slot);
     }
 
@@ -185,6 +188,36 @@ ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bo
     ExecDropSingleTupleTableSlot(slot);
     index_close(index, NoLock);
     table_close(heap, NoLock);
+}
+
+/* Appends (idx, msg_offset, created_at) to the result for every 1-based position of txids
+ * found by ext_dedup_probe_pairs with the active snapshot. */
+static void
+ext_probe(ReturnSetInfo *rsinfo, int64 partition_id, const Datum *pids, const bool *pid_nulls,
+          const Datum *txids, const bool *txid_nulls, int n)
+{
+    bool       *found = palloc(sizeof(bool) * Max(n, 1));
+    int64      *offsets = palloc(sizeof(int64) * Max(n, 1));
+    TimestampTz *created_ats = palloc(sizeof(TimestampTz) * Max(n, 1));
+    int         i;
+
+    if (!ActiveSnapshotSet())
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TRANSACTION_STATE),
+                        errmsg("dedup_probe: no active snapshot")));
+    ext_dedup_probe_pairs(GetActiveSnapshot(), partition_id, pids, pid_nulls, txids,
+                          txid_nulls, n, found, offsets, created_ats);
+    for (i = 0; i < n; i++)
+    {
+        Datum       values[3];
+        bool        nulls[3] = {false};
+
+        if (!found[i])
+            continue;
+        values[0] = Int32GetDatum(i + 1);
+        values[1] = Int64GetDatum(offsets[i]);
+        values[2] = TimestampTzGetDatum(created_ats[i]);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+    }
 }
 
 /* The elements of a one-dimensional array argument (22023 for more dimensions). */

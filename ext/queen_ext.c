@@ -11,8 +11,11 @@
 
 PG_MODULE_MAGIC;
 
-/* The newest SQL version this library implements (default_version in queen_ext.control). */
-#define QUEEN_EXT_VERSION "1.2"
+/* The newest SQL version this library implements: default_version in queen_ext.control,
+ * which Makefile.pgxs passes as -DQUEEN_EXT_VERSION. */
+#ifndef QUEEN_EXT_VERSION
+#error "QUEEN_EXT_VERSION is not defined: build with Makefile.pgxs (it reads ext/queen_ext.control)"
+#endif
 
 PG_FUNCTION_INFO_V1(queen_ext_version);
 

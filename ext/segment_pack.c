@@ -15,17 +15,11 @@
 #include "queen_segment_zstd.h"
 
 #include "ext_convert.h"
+#include "ext_pack.h"
 #include "ext_zstd.h"
 
 #define EXT_MIN_LEVEL 1
 #define EXT_MAX_LEVEL 19
-
-typedef enum ext_codec
-{
-    EXT_CODEC_RAW,
-    EXT_CODEC_ZSTD,
-    EXT_CODEC_AUTO
-} ext_codec;
 
 /* One array argument, deconstructed; elems/nulls are NULL when the argument is NULL. */
 typedef struct ext_array
@@ -135,6 +129,56 @@ ext_compress(const bytea *raw, uint32 frame_count, uint32 raw_length, int level)
     return z;
 }
 
+/* Packs frames into a raw segment, then for codec zstd or auto compresses it (see
+ * ext_pack.h). */
+bytea *
+ext_pack_frames(const qseg_frame *frames, uint32 n, uint64 raw, ext_codec codec, int level)
+{
+    uint32      raw_length;
+    bytea      *seg;
+    uint8      *out;
+    size_t      pos;
+    qseg_status st;
+    uint32      i;
+
+    ext_check_segment_size(raw);
+    raw_length = (uint32) raw;
+
+    /* The raw segment: header, then the frames in array order. */
+    seg = (bytea *) palloc(VARHDRSZ + QSEG_HEADER_SIZE + raw);
+    SET_VARSIZE(seg, VARHDRSZ + QSEG_HEADER_SIZE + raw);
+    out = (uint8 *) VARDATA(seg);
+    st = qseg_write_header(out, QSEG_HEADER_SIZE, QSEG_CODEC_RAW, n, raw_length);
+    pos = QSEG_HEADER_SIZE;
+    for (i = 0; i < n && st == QSEG_OK; i++)
+    {
+        size_t      written = 0;
+
+        st = qseg_write_frame(out + pos, QSEG_HEADER_SIZE + raw - pos, &frames[i], &written);
+        pos += written;
+    }
+    if (st != QSEG_OK || pos != QSEG_HEADER_SIZE + raw)
+        elog(ERROR, "segment_pack: frame %u could not be written (%s)", i,
+             qseg_status_text(st));
+
+    if (codec != EXT_CODEC_RAW)
+    {
+        bytea      *z = ext_compress(seg, n, raw_length, level);
+
+        if (z == NULL && codec == EXT_CODEC_ZSTD)
+            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                            errmsg("segment_pack: oversized payload (the zstd segment exceeds the 1 GB limit)")));
+        if (z != NULL && (codec == EXT_CODEC_ZSTD || VARSIZE(z) < VARSIZE(seg)))
+        {
+            pfree(seg);
+            seg = z;
+        }
+        else if (z != NULL)
+            pfree(z);
+    }
+    return seg;
+}
+
 PG_FUNCTION_INFO_V1(queen_ext_segment_pack);
 
 /* Returns a segment holding one frame per txid, in array order, byte-identical for codec
@@ -149,11 +193,7 @@ queen_ext_segment_pack(PG_FUNCTION_ARGS)
     ext_array   created, txids, traces, producers, payloads;
     qseg_frame *frames;
     uint64      raw = 0;
-    uint32      raw_length;
     bytea      *seg;
-    uint8      *out;
-    size_t      pos;
-    qseg_status st;
     int         i;
 
     level = PG_ARGISNULL(6) ? 0 : PG_GETARG_INT32(6);
@@ -242,41 +282,7 @@ queen_ext_segment_pack(PG_FUNCTION_ARGS)
         raw += qseg_frame_size(&frames[i]);
         CHECK_FOR_INTERRUPTS();
     }
-    ext_check_segment_size(raw);
-    raw_length = (uint32) raw;
-
-    /* The raw segment: header, then the frames in array order. */
-    seg = (bytea *) palloc(VARHDRSZ + QSEG_HEADER_SIZE + raw);
-    SET_VARSIZE(seg, VARHDRSZ + QSEG_HEADER_SIZE + raw);
-    out = (uint8 *) VARDATA(seg);
-    st = qseg_write_header(out, QSEG_HEADER_SIZE, QSEG_CODEC_RAW, (uint32) n, raw_length);
-    pos = QSEG_HEADER_SIZE;
-    for (i = 0; i < n && st == QSEG_OK; i++)
-    {
-        size_t      written = 0;
-
-        st = qseg_write_frame(out + pos, QSEG_HEADER_SIZE + raw - pos, &frames[i], &written);
-        pos += written;
-    }
-    if (st != QSEG_OK || pos != QSEG_HEADER_SIZE + raw)
-        elog(ERROR, "segment_pack: frame %d could not be written (%s)", i,
-             qseg_status_text(st));
+    seg = ext_pack_frames(frames, (uint32) n, raw, codec, level);
     pfree(frames);
-
-    if (codec != EXT_CODEC_RAW)
-    {
-        bytea      *z = ext_compress(seg, (uint32) n, raw_length, level);
-
-        if (z == NULL && codec == EXT_CODEC_ZSTD)
-            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-                            errmsg("segment_pack: oversized payload (the zstd segment exceeds the 1 GB limit)")));
-        if (z != NULL && (codec == EXT_CODEC_ZSTD || VARSIZE(z) < VARSIZE(seg)))
-        {
-            pfree(seg);
-            seg = z;
-        }
-        else if (z != NULL)
-            pfree(z);
-    }
     PG_RETURN_BYTEA_P(seg);
 }

@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # Runs the isolation specs in regress/isolation/ (concurrent sessions, PostgreSQL's
-# isolationtester) against a throw-away PostgreSQL 15 that holds the broker's schema.
+# isolationtester) against a throw-away PostgreSQL 15 that holds the broker's schema, twice:
+# on the stock SQL codec path, then with queen_ext, against the same expected files (the C
+# path must behave exactly as the SQL one).
 #
 #   bash scripts/run-isolation.sh BUILD_DIR
 #
 # * Tests: every regress/isolation/specs/*.spec (sorted by name), compared with
-#   regress/isolation/expected/<name>.out.
-# * Server: initdb into a temporary directory, listening only on a unix socket there; the
-#   schema (write_schema, scripts/lib/pg_suite.sh) is loaded into database `isolation_queen`, which the specs
-#   use (pg_isolation_regress --use-existing). As root the server runs as `postgres`.
-# * Results (regression.diffs, regression.out, results/) are copied to BUILD_DIR/isolation.
+#   regress/isolation/expected/<name>.out. The specs connect to the database that
+#   pg_isolation_regress --use-existing --dbname names.
+# * Server: initdb into a temporary directory, listening only on a unix socket there. As root
+#   the server runs as `postgres`.
+# * Pass `isolation`: database `isolation_queen` with the schema (write_schema,
+#   scripts/lib/pg_suite.sh). Pass `isolation-ext`: database `isolation_queen_ext` with
+#   CREATE EXTENSION queen_ext and then the schema, the order an integration test's database
+#   gets them (tests/integration/test_cluster.cpp). queen_ext must be installed in
+#   PostgreSQL's directories (`make ext-install`); without it that pass fails.
+# * Results (regression.diffs, regression.out, results/, postgres.log) are copied to
+#   BUILD_DIR/<pass>. Both passes run even when the first fails; exit status 1 if either failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -42,7 +50,7 @@ cleanup() {
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-mkdir -p "$WORK/in" "$WORK/out"
+mkdir -p "$WORK/in"
 cp -r "$ROOT/regress/isolation/specs" "$ROOT/regress/isolation/expected" "$WORK/in/"
 write_schema "$ROOT" "$WORK/schema.sql"
 [[ $(id -u) -eq 0 ]] && chown -R postgres: "$WORK"
@@ -51,27 +59,53 @@ as_postgres "$PG_BINDIR/initdb" -D "$DATA" -U postgres --auth=trust --encoding=U
 as_postgres "$PG_BINDIR/pg_ctl" -D "$DATA" -l "$WORK/postgres.log" -w -t 60 \
   -o "-c listen_addresses='' -c unix_socket_directories='$WORK' -c port=5432 -c fsync=off" start >/dev/null
 PSQL=("$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$WORK" -p 5432 -U postgres)
-"${PSQL[@]}" -d postgres -c "CREATE DATABASE isolation_queen" >/dev/null
-PGOPTIONS="-c client_min_messages=warning" "${PSQL[@]}" -d isolation_queen -f "$WORK/schema.sql" >/dev/null
 
-echo "run-isolation: ${#tests[@]} spec(s): ${tests[*]}"
-status=0
-(cd "$WORK/out" && "$PG_ISOLATION" --use-existing --host="$WORK" --port=5432 --user=postgres \
-  --dbname=isolation_queen --inputdir="$WORK/in" --outputdir="$WORK/out" "${tests[@]}") || status=$?
+# load_schema DB: the broker's schema, applied as the broker applies it.
+load_schema() {
+  PGOPTIONS="-c client_min_messages=warning" "${PSQL[@]}" -d "$1" -f "$WORK/schema.sql" >/dev/null
+}
 
-out="$BUILD_DIR/isolation"
-rm -rf "$out"
-mkdir -p "$out"
-for f in regression.diffs regression.out results; do
-  if [[ -e "$WORK/out/$f" ]]; then cp -r "$WORK/out/$f" "$out/"; fi
-done
-cp "$WORK/postgres.log" "$out/" 2>/dev/null || true
-if ((status != 0)); then
-  if [[ -s "$WORK/out/regression.diffs" ]]; then
-    echo "run-isolation: FAILED; regression.diffs:" >&2
-    cat "$WORK/out/regression.diffs" >&2
+# run_pass PASS DB: every spec in database DB, results in BUILD_DIR/PASS; returns 1 on failure.
+run_pass() {
+  local pass=$1 db=$2 status=0
+  local dir="$WORK/$pass" out="$BUILD_DIR/$pass" f
+  mkdir -p "$dir" "$out"
+  echo "run-isolation: $pass: database $db"
+  (cd "$dir" && "$PG_ISOLATION" --use-existing --host="$WORK" --port=5432 --user=postgres \
+    --dbname="$db" --inputdir="$WORK/in" --outputdir="$dir" "${tests[@]}") || status=$?
+  for f in regression.diffs regression.out results; do
+    if [[ -e "$dir/$f" ]]; then cp -r "$dir/$f" "$out/"; fi
+  done
+  cp "$WORK/postgres.log" "$out/" 2>/dev/null || true
+  if ((status != 0)); then
+    if [[ -s "$dir/regression.diffs" ]]; then
+      echo "run-isolation: $pass FAILED; regression.diffs:" >&2
+      cat "$dir/regression.diffs" >&2
+    fi
+    echo "run-isolation: $pass: results kept in $out" >&2
+    return 1
   fi
-  echo "run-isolation: results kept in $out" >&2
-  exit 1
+  echo "run-isolation: $pass: all specs passed"
+}
+
+# No results of an earlier run stay behind, also for a pass that does not get to run.
+rm -rf "$BUILD_DIR/isolation" "$BUILD_DIR/isolation-ext"
+echo "run-isolation: ${#tests[@]} spec(s), stock then queen_ext: ${tests[*]}"
+status=0
+
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE isolation_queen" >/dev/null
+load_schema isolation_queen
+run_pass isolation isolation_queen || status=1
+
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE isolation_queen_ext" >/dev/null
+if "${PSQL[@]}" -d isolation_queen_ext -c "CREATE EXTENSION queen_ext" >/dev/null; then
+  load_schema isolation_queen_ext
+  run_pass isolation-ext isolation_queen_ext || status=1
+else
+  echo "run-isolation: isolation-ext FAILED: CREATE EXTENSION queen_ext failed; install queen_ext" \
+    "into PostgreSQL's directories first: make ext-install" >&2
+  status=1
 fi
-echo "run-isolation: all specs passed"
+
+if ((status != 0)); then exit 1; fi
+echo "run-isolation: all specs passed, stock and with queen_ext"

@@ -29,12 +29,9 @@ count() {
       [[ -n $line ]] && failed=$(sed -E 's/^\[  FAILED  \] ([0-9]+).*/\1/' <<<"$line")
       ;;
     pg_regress)
-      if line=$(grep -oE 'All [0-9]+ tests passed' "$log" | tail -n 1) && [[ -n $line ]]; then
-        passed=$(grep -oE '[0-9]+' <<<"$line")
-      elif line=$(grep -oE '[0-9]+ of [0-9]+ tests failed' "$log" | tail -n 1) && [[ -n $line ]]; then
-        failed=$(awk '{print $1}' <<<"$line")
-        passed=$(($(awk '{print $3}' <<<"$line") - failed))
-      fi
+      # Every run of pg_regress in the log counts: run-isolation.sh runs the specs twice.
+      read -r passed failed < <(grep -oE 'All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed' "$log" |
+        awk '$1 == "All" { p += $2; next } { f += $1; p += $3 - $1 } END { print p + 0, f + 0 }')
       ;;
     check)
       if ((status == 0)); then passed=1; fi

@@ -1,6 +1,6 @@
--- The queen_ext extension's life cycle (ext/queen_ext.control, ext/queen_ext--*.sql):
--- install at 1.0, update to 1.2 (through 1.1), equal to a fresh install, declarations, members, and a
--- DROP EXTENSION without CASCADE that leaves nothing behind.
+-- The queen_ext extension's life cycle (ext/queen_ext.control, ext/sql/*.sql): the versions on
+-- offer, install at 1.0, updates from 1.0 and from 1.2 equal to a fresh install (the base
+-- script), declarations, members, and a DROP EXTENSION without CASCADE that leaves nothing behind.
 SET client_min_messages = warning;
 \set VERBOSITY terse
 \set SHOW_CONTEXT never
@@ -28,7 +28,7 @@ CREATE FUNCTION pg_temp.members() RETURNS SETOF text LANGUAGE sql STABLE AS $f$
    WHERE e.extname = 'queen_ext' AND d.deptype = 'e'
 $f$;
 
--- 1. The versions on offer: 1.0 and the upgrades to 1.1 and 1.2, no standalone later script.
+-- 1. The versions on offer: 1.0 and 1.3 have install scripts, 1.1 to 1.3 upgrade scripts.
 SELECT name, default_version, installed_version FROM pg_available_extensions WHERE name = 'queen_ext';
 SELECT version, superuser, relocatable, schema, requires
   FROM pg_available_extension_versions WHERE name = 'queen_ext' ORDER BY version;
@@ -40,29 +40,51 @@ SELECT extversion, extnamespace::regnamespace, extrelocatable FROM pg_extension 
 SELECT function, volatile, strict, parallel FROM pg_temp.functions() ORDER BY function;
 SELECT to_regprocedure('queen_ext.dedup_probe(bigint,text[])') IS NULL AS no_dedup_probe_in_1_0;
 
--- 3. ALTER EXTENSION UPDATE (to 1.2) gives exactly what a fresh install gives.
+-- 3. An update gives exactly what a fresh install gives, declaration by declaration: 1.0
+-- updated (through every upgrade script), the released 1.2 updated, and a fresh install, which
+-- runs the base script alone. Each install's function declarations, members, and the schema's
+-- grants and comment are kept as text rows.
+CREATE TEMP TABLE installs (install text, kind text, item text);
+CREATE PROCEDURE pg_temp.record(install text) LANGUAGE sql AS $f$
+  INSERT INTO installs SELECT install, 'function', f::text FROM pg_temp.functions() f;
+  INSERT INTO installs SELECT install, 'member', m FROM pg_temp.members() m;
+  INSERT INTO installs SELECT install, 'schema', format('%s %s', n.nspacl, obj_description(n.oid, 'pg_namespace'))
+    FROM pg_namespace n WHERE n.nspname = 'queen_ext';
+$f$;
+-- The 1.0 install above, updated to the default version.
 ALTER EXTENSION queen_ext UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
-CREATE TEMP TABLE updated AS SELECT * FROM pg_temp.functions();
-CREATE TEMP TABLE updated_members AS SELECT * FROM pg_temp.members() m(member);
+CALL pg_temp.record('1.0, updated');
+DROP EXTENSION queen_ext;
+CREATE EXTENSION queen_ext VERSION '1.2';
+SELECT extversion, (SELECT count(*) FROM pg_temp.functions()) AS functions
+  FROM pg_extension WHERE extname = 'queen_ext';
+ALTER EXTENSION queen_ext UPDATE TO '1.3';
+SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
+CALL pg_temp.record('1.2, updated');
 DROP EXTENSION queen_ext;
 CREATE EXTENSION queen_ext;
+SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
+CALL pg_temp.record('fresh');
 CREATE TEMP TABLE fresh AS SELECT * FROM pg_temp.functions();
-SELECT (SELECT count(*) FROM updated) AS updated_functions, (SELECT count(*) FROM fresh) AS fresh_functions,
-       (SELECT count(*) FROM (SELECT * FROM updated EXCEPT SELECT * FROM fresh) x)
-     + (SELECT count(*) FROM (SELECT * FROM fresh EXCEPT SELECT * FROM updated) x) AS differences,
-       (SELECT array_agg(member ORDER BY member) FROM updated_members)
-     = (SELECT array_agg(m ORDER BY m) FROM pg_temp.members() m) AS same_members;
+SELECT i.install, count(*) FILTER (WHERE i.kind = 'function') AS functions,
+       count(*) FILTER (WHERE i.kind = 'member') AS members,
+       (SELECT count(*) FROM (SELECT kind, item FROM installs WHERE install = i.install
+                              EXCEPT SELECT kind, item FROM installs WHERE install = 'fresh') x)
+     + (SELECT count(*) FROM (SELECT kind, item FROM installs WHERE install = 'fresh'
+                              EXCEPT SELECT kind, item FROM installs WHERE install = i.install) x)
+       AS differences
+  FROM installs i GROUP BY i.install ORDER BY i.install;
 -- Updating to the installed version is a no-op.
-ALTER EXTENSION queen_ext UPDATE TO '1.2';
+ALTER EXTENSION queen_ext UPDATE TO '1.3';
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 
--- 4. Declarations of 1.2: every function commented, C, PARALLEL SAFE.
+-- 4. Declarations of 1.3: every function commented, C, PARALLEL SAFE.
 SELECT function, volatile, strict, parallel, returns_set, language, symbol,
        library = '$libdir/queen_ext' AS in_library, comment IS NOT NULL AS commented
   FROM fresh ORDER BY function;
 SELECT function, arguments, result FROM fresh ORDER BY function;
--- Members: the schema and the six functions; the schema is usable by every role.
+-- Members: the schema and every function; the schema is usable by every role.
 SELECT member FROM pg_temp.members() member ORDER BY member;
 SELECT has_schema_privilege('public', 'queen_ext', 'USAGE') AS public_usage,
        obj_description('queen_ext'::regnamespace, 'pg_namespace') IS NOT NULL AS schema_commented;
@@ -82,7 +104,7 @@ CREATE SCHEMA queen_ext;
 CREATE EXTENSION queen_ext;
 \echo :LAST_ERROR_SQLSTATE
 DROP SCHEMA queen_ext;
-CREATE EXTENSION queen_ext VERSION '1.3';
+CREATE EXTENSION queen_ext VERSION '0.9';
 \echo :LAST_ERROR_SQLSTATE
 
 -- 6. DROP EXTENSION without CASCADE removes the functions and the schema (the codec
@@ -92,11 +114,13 @@ DROP EXTENSION queen_ext;
 SELECT count(*) AS queen_ext_schemas FROM pg_namespace WHERE nspname = 'queen_ext';
 SELECT count(*) AS queen_ext_extensions FROM pg_extension WHERE extname = 'queen_ext';
 SELECT to_regprocedure('queen_ext.segment_header(bytea)') IS NULL AS functions_gone;
--- The same after an update from 1.0.
+-- The same after updates from 1.0, one version at a time.
 CREATE EXTENSION queen_ext VERSION '1.0';
 ALTER EXTENSION queen_ext UPDATE TO '1.1';
 SELECT to_regprocedure('queen_ext.dedup_probe(bigint[],text[])') IS NULL AS no_keyed_probe_in_1_1;
 ALTER EXTENSION queen_ext UPDATE TO '1.2';
+ALTER EXTENSION queen_ext UPDATE TO '1.3';
+SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 DROP EXTENSION queen_ext;
 SELECT count(*) AS queen_ext_schemas FROM pg_namespace WHERE nspname = 'queen_ext';
 

@@ -16,6 +16,8 @@
 --   insert and one dedup insert for all of them); only the missing queues and partitions are
 --   created one by one. The partition rows are locked, never rewritten: offsets continue
 --   from each partition's newest segment (32_partition_head.sql).
+-- Paths: with queen_ext 1.3 installed the body runs in C (queen_ext.push, ext/push.c) under
+--   this same contract; the PL/pgSQL below is the stock path.
 -- Isolation: READ COMMITTED only. Offsets come from a snapshot taken after the locks; a
 --   transaction-wide snapshot (REPEATABLE READ, SERIALIZABLE) could miss a push committed
 --   meanwhile, so such a call is refused.
@@ -23,8 +25,8 @@
 
 -- queen.push_key_ranges: the keys of a push call in lock order — (queue, partition) sorted by
 -- bytes — each with the 1-based range lo..hi of its items in the item arrays (items come
--- grouped by key, in key order). Refuses key arrays of different lengths, and counts that do
--- not add up to p_item_count. One definition for every procedure that pushes by key.
+-- grouped by key, in key order). Refuses key arrays of different lengths, NULL names, NULL or
+-- negative counts, and counts that do not add up to p_item_count. One definition for every procedure that pushes by key.
 CREATE OR REPLACE FUNCTION queen.push_key_ranges(
     p_queues text[], p_partitions text[], p_counts integer[], p_item_count integer)
 RETURNS TABLE(queue text, part text, lo integer, hi integer)
@@ -33,6 +35,11 @@ AS $$
 BEGIN
     IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
         RAISE EXCEPTION 'push: key arrays differ in length' USING ERRCODE = '22023';
+    END IF;
+    IF EXISTS (SELECT 1 FROM unnest(p_queues, p_partitions, p_counts) AS u(queue, part, cnt)
+                WHERE u.queue IS NULL OR u.part IS NULL OR u.cnt IS NULL OR u.cnt < 0) THEN
+        RAISE EXCEPTION 'push: queue and partition names must not be NULL, counts not NULL or negative'
+              USING ERRCODE = '22023';
     END IF;
     IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> p_item_count THEN
         RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
@@ -47,6 +54,35 @@ END;
 $$;
 COMMENT ON FUNCTION queen.push_key_ranges(text[], text[], integer[], integer) IS
   'The keys of a push in lock order with the item range of each; validates the key arrays.';
+
+-- queen.push_check_capacity(queues, counts): back-pressure. A queue with maxSize > 0 takes no
+-- push that would bring the messages its slowest group has not consumed above maxSize (all
+-- stored messages when no group consumes it yet): raises QN429 naming the queue, and the whole
+-- call is refused. p_counts[k] items go to p_queues[k].
+CREATE OR REPLACE FUNCTION queen.push_check_capacity(p_queues text[], p_counts integer[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    k record;
+BEGIN
+    FOR k IN
+        SELECT q.name, q.max_size, sum(u.cnt) AS incoming
+          FROM unnest(p_queues, p_counts) AS u(queue, cnt)
+          JOIN queen.queues q ON q.name = u.queue
+         WHERE q.max_size > 0
+         GROUP BY q.name, q.max_size
+    LOOP
+        IF queen.queue_backlog(k.name) + k.incoming > k.max_size THEN
+            RAISE EXCEPTION 'queue % is full: % messages not yet consumed, maxSize %',
+                k.name, queen.queue_backlog(k.name), k.max_size
+                USING ERRCODE = 'QN429';
+        END IF;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.push_check_capacity(text[], integer[]) IS
+  'Refuses (QN429) a push that would bring a queue with maxSize above it.';
 
 CREATE OR REPLACE FUNCTION queen.push(
     p_queues text[], p_partitions text[], p_counts integer[],
@@ -79,6 +115,16 @@ DECLARE
     v_ext      boolean := queen.codec_extension() IS NOT NULL;  -- pack with queen_ext
     v_clock    timestamptz;
 BEGIN
+    IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_txids IS NULL OR p_payloads IS NULL THEN
+        RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
+              USING ERRCODE = '22004';
+    END IF;
+    -- With queen_ext 1.3 the same contract runs in C (ext/push.c).
+    IF to_regprocedure('queen_ext.push(text[],text[],integer[],text[],uuid[],text[],text[])') IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM queen_ext.push(p_queues, p_partitions, p_counts, p_txids,
+                                                  p_trace_ids, p_producers, p_payloads);
+        RETURN;
+    END IF;
     PERFORM queen.require_read_committed('push');
     IF cardinality(p_txids) <> cardinality(p_trace_ids)
        OR cardinality(p_txids) <> cardinality(p_producers)
@@ -93,22 +139,7 @@ BEGIN
         PERFORM queen.segment_pack_raw(now(), p_txids, p_trace_ids, p_producers, p_payloads);
     END IF;
 
-    -- Back-pressure: a queue with maxSize > 0 takes no push that would bring the messages
-    -- its slowest group has not consumed above maxSize (all stored messages when no group
-    -- consumes it yet). The whole call is refused; nothing of it is stored.
-    FOR k IN
-        SELECT q.name, q.max_size, sum(u.cnt) AS incoming
-          FROM unnest(p_queues, p_counts) AS u(queue, cnt)
-          JOIN queen.queues q ON q.name = u.queue
-         WHERE q.max_size > 0
-         GROUP BY q.name, q.max_size
-    LOOP
-        IF queen.queue_backlog(k.name) + k.incoming > k.max_size THEN
-            RAISE EXCEPTION 'queue % is full: % messages not yet consumed, maxSize %',
-                k.name, queen.queue_backlog(k.name), k.max_size
-                USING ERRCODE = 'QN429';
-        END IF;
-    END LOOP;
+    PERFORM queen.push_check_capacity(p_queues, p_counts);
 
     -- The item ranges of the keys that have items; then the distinct keys, in lock order,
     -- and the ids of those that exist.
