@@ -38,13 +38,16 @@ fi
 for round in $(seq 1 "$ROUNDS"); do
     for ext in off on; do
         echo "== round $round, EXTENSION=$ext"
-        RUNS=1 EXTENSION=$ext RESULTS="$OUT/$ext.jsonl" bash "$ROOT/bench/run.sh" "$BUILD_DIR" \
+        # run.sh starts its RESULTS file afresh: each run has its own, appended to the path's.
+        RUNS=1 EXTENSION=$ext RESULTS="$OUT/run-$round-$ext.jsonl" bash "$ROOT/bench/run.sh" "$BUILD_DIR" \
             > "$OUT/run-$round-$ext.log" 2>&1 || { cat "$OUT/run-$round-$ext.log"; exit 1; }
+        cat "$OUT/run-$round-$ext.jsonl" >> "$OUT/$ext.jsonl"
         tail -n 8 "$OUT/run-$round-$ext.log"
         [[ -n $WIDE_PARTITIONS ]] || continue
-        RUNS=1 EXTENSION=$ext RESULTS="$OUT/$ext.jsonl" SCENARIOS=both PARTITIONS=$WIDE_PARTITIONS \
+        RUNS=1 EXTENSION=$ext RESULTS="$OUT/run-$round-$ext-wide.jsonl" SCENARIOS=both PARTITIONS=$WIDE_PARTITIONS \
             MESSAGES=$WIDE_MESSAGES LABEL_TAG=" P=$WIDE_PARTITIONS" bash "$ROOT/bench/run.sh" "$BUILD_DIR" \
             > "$OUT/run-$round-$ext-wide.log" 2>&1 || { cat "$OUT/run-$round-$ext-wide.log"; exit 1; }
+        cat "$OUT/run-$round-$ext-wide.jsonl" >> "$OUT/$ext.jsonl"
         tail -n 3 "$OUT/run-$round-$ext-wide.log"
     done
 done

@@ -3,6 +3,9 @@
 # SECONDS (default 60) from a copy of its committed seed corpus plus the generated seeds of
 # tests/fuzz/make_seeds.py (deep nesting, long strings, many items, huge numbers). Inputs
 # may be up to MAX_LEN bytes (default 1 MiB), so that a mutation can nest 500,000 deep.
+# Then tests/fuzz/ext_push_fuzz.py feeds random batch arguments to queen.push on the stock path
+# and on queen_ext's C path for SECONDS, in a throw-away PostgreSQL 15 (needs queen_ext
+# installed: make ext-install), and fails when the paths differ.
 #   bash scripts/run-fuzz.sh BUILD_DIR [SECONDS]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -60,5 +63,47 @@ for target in push_body_fuzz:push segment_decode_fuzz:segment pop_answer_fuzz:se
     passed=$((passed + 1))
   fi
 done
+# The differential fuzz of the push's two paths, in a cluster of its own.
+# shellcheck source=scripts/lib/pg_suite.sh
+source "$ROOT/scripts/lib/pg_suite.sh"
+as_postgres() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+PGWORK="$(mktemp -d /tmp/queen-fuzz-pg.XXXXXX)"
+stop_cluster() {
+  if [[ -f "$PGWORK/data/postmaster.pid" ]]; then
+    as_postgres "$PG_BINDIR/pg_ctl" -D "$PGWORK/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
+  rm -rf "$PGWORK"
+}
+trap stop_cluster EXIT
+write_schema "$ROOT" "$PGWORK/schema.sql"
+[[ $(id -u) -eq 0 ]] && chown -R postgres: "$PGWORK"
+# A cluster with the schema in fuzz_stock and fuzz_ext, and queen_ext in fuzz_ext.
+start_fuzz_cluster() {
+  local psql=("$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$PGWORK" -U postgres) db
+  as_postgres "$PG_BINDIR/initdb" -D "$PGWORK/data" -U postgres --auth=trust --encoding=UTF8 --no-locale \
+    >"$PGWORK/initdb.log" || return 1
+  as_postgres "$PG_BINDIR/pg_ctl" -D "$PGWORK/data" -l "$PGWORK/postgres.log" -w -t 60 \
+    -o "-c listen_addresses='' -c unix_socket_directories='$PGWORK' -c port=5432 -c fsync=off" start >/dev/null || return 1
+  for db in fuzz_stock fuzz_ext; do
+    "${psql[@]}" -d postgres -c "CREATE DATABASE $db" || return 1
+    PGOPTIONS="-c client_min_messages=warning" "${psql[@]}" -d "$db" -f "$PGWORK/schema.sql" >/dev/null || return 1
+  done
+  "${psql[@]}" -d fuzz_ext -c "CREATE EXTENSION queen_ext"
+}
+echo "run-fuzz: ext_push_fuzz for ${SECONDS_EACH}s"
+if start_fuzz_cluster > "$OUT/ext_push_fuzz.log" 2>&1 &&
+   python3 "$ROOT/tests/fuzz/ext_push_fuzz.py" --host "$PGWORK" --stock fuzz_stock --ext fuzz_ext \
+     --seconds "$SECONDS_EACH" >> "$OUT/ext_push_fuzz.log" 2>&1; then
+  cat "$OUT/ext_push_fuzz.log"
+  passed=$((passed + 1))
+else
+  echo "run-fuzz: ext_push_fuzz FAILED (queen_ext must be installed: make ext-install)" >&2
+  tail -n 60 "$OUT/ext_push_fuzz.log" >&2 2>/dev/null || true
+  status=1
+  failed=$((failed + 1))
+fi
+
 echo "run-fuzz: $passed passed, $failed failed"
 exit $status
