@@ -24,8 +24,14 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 #variable_conflict use_column
 DECLARE
-    v_tids tid[] := queen.lock_cursors(p_group, p_partition_ids);  -- newest versions, locked
+    v_tids tid[];
 BEGIN
+    -- With queen_ext 1.3 the same contract runs in C (ext/ack_completed.c).
+    IF to_regprocedure('queen_ext.ack_completed(text,bigint[],text[],bigint[],uuid[])') IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM queen_ext.ack_completed(p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids);
+        RETURN;
+    END IF;
+    v_tids := queen.lock_cursors(p_group, p_partition_ids);  -- newest versions, locked
 
     -- A new statement, so its snapshot sees the cursors as locked.
     RETURN QUERY

@@ -38,6 +38,12 @@ DECLARE
     s_stats  text[];
     s_errs   text[];
 BEGIN
+    -- With queen_ext 1.3 the same contract runs in C (ext/ack_fused.c).
+    IF to_regprocedure('queen_ext.ack_fused(text,integer[],bigint[],text[],bigint[],uuid[],text[],text[])') IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM queen_ext.ack_fused(p_group, p_requests, p_partition_ids, p_txids, p_offsets,
+                                                       p_lease_ids, p_statuses, p_errors);
+        RETURN;
+    END IF;
     IF cardinality(p_requests) <> cardinality(p_partition_ids) THEN
         RAISE EXCEPTION 'ack_fused: arrays differ in length' USING ERRCODE = '22023';
     END IF;
