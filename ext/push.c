@@ -123,9 +123,10 @@ push_null_array(Oid type, int len, char align, int n)
 }
 
 /* Lets queen.segment_pack_raw check the items: it raises the stock path's error for the
- * first bad element. */
-static void
-push_raise_bad_item(const push_args *a)
+ * first bad element. Item i is the one push_frame refused, named if the packer does not
+ * raise. */
+static void pg_attribute_noreturn()
+push_raise_bad_item(const push_args *a, int i)
 {
     Datum       args[4];
 
@@ -136,6 +137,8 @@ push_raise_bad_item(const push_args *a)
         : push_null_array(TEXTOID, -1, TYPALIGN_INT, a->n);
     args[3] = PointerGetDatum(a->a_payloads);
     ext_run(&st_raise_bad_item, args);
+    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                    errmsg("push: item %d is not a valid message", i + 1)));
 }
 
 /* One row per item, in item order. */
@@ -192,10 +195,7 @@ queen_ext_push(PG_FUNCTION_ARGS)
     frames = palloc(sizeof(qseg_frame) * Max(a.n, 1));
     for (i = 0; i < a.n; i++)
         if (!push_frame(&a, i, &frames[i]))
-        {
-            push_raise_bad_item(&a);
-            break;
-        }
+            push_raise_bad_item(&a, i);
 
     args[0] = PointerGetDatum(a.a_queues);
     args[1] = PointerGetDatum(a.a_counts);
