@@ -66,26 +66,18 @@ done
 # The differential fuzz of the push's two paths, in a cluster of its own.
 # shellcheck source=scripts/lib/pg_suite.sh
 source "$ROOT/scripts/lib/pg_suite.sh"
-as_postgres() {
-  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
 PGWORK="$(mktemp -d /tmp/queen-fuzz-pg.XXXXXX)"
-stop_cluster() {
-  if [[ -f "$PGWORK/data/postmaster.pid" ]]; then
-    as_postgres "$PG_BINDIR/pg_ctl" -D "$PGWORK/data" -m immediate -w stop >/dev/null 2>&1 || true
-  fi
+cleanup_cluster() {
+  stop_temp_cluster "$PGWORK"
   rm -rf "$PGWORK"
 }
-trap stop_cluster EXIT
+trap cleanup_cluster EXIT
 write_schema "$ROOT" "$PGWORK/schema.sql"
 [[ $(id -u) -eq 0 ]] && chown -R postgres: "$PGWORK"
 # A cluster with the schema in fuzz_stock and fuzz_ext, and queen_ext in fuzz_ext.
 start_fuzz_cluster() {
   local psql=("$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$PGWORK" -U postgres) db
-  as_postgres "$PG_BINDIR/initdb" -D "$PGWORK/data" -U postgres --auth=trust --encoding=UTF8 --no-locale \
-    >"$PGWORK/initdb.log" || return 1
-  as_postgres "$PG_BINDIR/pg_ctl" -D "$PGWORK/data" -l "$PGWORK/postgres.log" -w -t 60 \
-    -o "-c listen_addresses='' -c unix_socket_directories='$PGWORK' -c port=5432 -c fsync=off" start >/dev/null || return 1
+  start_temp_cluster "$PGWORK" || return 1
   for db in fuzz_stock fuzz_ext; do
     "${psql[@]}" -d postgres -c "CREATE DATABASE $db" || return 1
     PGOPTIONS="-c client_min_messages=warning" "${psql[@]}" -d "$db" -f "$PGWORK/schema.sql" >/dev/null || return 1

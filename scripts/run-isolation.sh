@@ -37,16 +37,9 @@ if ((${#tests[@]} == 0)); then
   exit 0
 fi
 
-as_postgres() {
-  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-
 WORK="$(mktemp -d /tmp/queen-isolation.XXXXXX)"
-DATA="$WORK/data"
 cleanup() {
-  if [[ -f "$DATA/postmaster.pid" ]]; then
-    as_postgres "$PG_BINDIR/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
-  fi
+  stop_temp_cluster "$WORK"
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -55,9 +48,7 @@ cp -r "$ROOT/regress/isolation/specs" "$ROOT/regress/isolation/expected" "$WORK/
 write_schema "$ROOT" "$WORK/schema.sql"
 [[ $(id -u) -eq 0 ]] && chown -R postgres: "$WORK"
 
-as_postgres "$PG_BINDIR/initdb" -D "$DATA" -U postgres --auth=trust --encoding=UTF8 --no-locale >"$WORK/initdb.log"
-as_postgres "$PG_BINDIR/pg_ctl" -D "$DATA" -l "$WORK/postgres.log" -w -t 60 \
-  -o "-c listen_addresses='' -c unix_socket_directories='$WORK' -c port=5432 -c fsync=off" start >/dev/null
+start_temp_cluster "$WORK"
 PSQL=("$PG_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$WORK" -p 5432 -U postgres)
 
 # load_schema DB: the broker's schema, applied as the broker applies it.

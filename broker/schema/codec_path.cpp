@@ -17,8 +17,10 @@ codec_path detect_codec_path(const std::string& conninfo) {
 
 std::string describe(const codec_path& path) {
     if (path.accelerated())
-        return fmt::format("codec path: queen_ext {} (accelerated: zstd segments, C decoding and dedup probes)",
-                           *path.extension_version);
+        return fmt::format(
+            "codec path: queen_ext {} (accelerated: zstd segments and the operations its version "
+            "runs in C, docs/extension.md)",
+            *path.extension_version);
     return "codec path: sql (stock PostgreSQL, no extension: raw segments decoded by PL/pgSQL)";
 }
 

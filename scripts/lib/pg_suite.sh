@@ -1,4 +1,4 @@
-# What the PostgreSQL test runners share (sourced by scripts/run-regress.sh and
+# What the PostgreSQL test runners share (sourced by scripts/run-regress.sh, scripts/run-fuzz.sh and
 # scripts/run-isolation.sh).
 
 PG_BINDIR="${PG_BINDIR:-/usr/lib/postgresql/15/bin}"
@@ -39,4 +39,29 @@ write_schema() {
     for f in "$root"/sql/migrations/*.sql; do echo "$f"; done | LC_ALL=C sort
     for f in "$root"/sql/procedures/*.sql; do echo "$f"; done | LC_ALL=C sort
   )
+}
+
+# as_postgres CMD...: CMD, as the postgres user when run as root (initdb and postgres refuse
+# root).
+as_postgres() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# start_temp_cluster DIR: initdb into DIR/data and start the server, listening only on a unix
+# socket in DIR (port 5432; fsync off: throw-away data), log in DIR/postgres.log. DIR must be
+# writable by the user the server runs as.
+start_temp_cluster() {
+  local dir=$1
+  as_postgres "$PG_BINDIR/initdb" -D "$dir/data" -U postgres --auth=trust --encoding=UTF8 --no-locale \
+    >"$dir/initdb.log" || return 1
+  as_postgres "$PG_BINDIR/pg_ctl" -D "$dir/data" -l "$dir/postgres.log" -w -t 60 \
+    -o "-c listen_addresses='' -c unix_socket_directories='$dir' -c port=5432 -c fsync=off" start >/dev/null
+}
+
+# stop_temp_cluster DIR: stops the server start_temp_cluster started in DIR, if it runs.
+stop_temp_cluster() {
+  local dir=$1
+  if [[ -f "$dir/data/postmaster.pid" ]]; then
+    as_postgres "$PG_BINDIR/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
+  fi
 }
