@@ -26,12 +26,29 @@ ext_plan(ext_statement *st)
 uint64
 ext_run(ext_statement *st, Datum *args)
 {
-    int         rc = SPI_execute_plan(ext_plan(st), args, NULL, false, 0);
+    return ext_run_nulls(st, args, NULL);
+}
+
+uint64
+ext_run_nulls(ext_statement *st, Datum *args, const char *nulls)
+{
+    int         rc = SPI_execute_plan(ext_plan(st), args, nulls, false, 0);
 
     if (rc < 0)
         elog(ERROR, "queen_ext: SPI_execute_plan failed (%s) for: %s",
              SPI_result_code_string(rc), st->sql);
     return SPI_processed;
+}
+
+Portal
+ext_open_cursor(ext_statement *st, Datum *args)
+{
+    Portal      portal = SPI_cursor_open(NULL, ext_plan(st), args, NULL, false);
+
+    if (portal == NULL)
+        elog(ERROR, "queen_ext: SPI_cursor_open failed (%s) for: %s",
+             SPI_result_code_string(SPI_result), st->sql);
+    return portal;
 }
 
 Datum

@@ -25,6 +25,14 @@ typedef struct ext_statement
  * propagate as they are; an SPI failure raises XX000. */
 extern uint64 ext_run(ext_statement *st, Datum *args);
 
+/* As ext_run, with NULL arguments where nulls[i] is 'n' (nulls as SPI_execute_plan takes
+ * them; NULL: none). */
+extern uint64 ext_run_nulls(ext_statement *st, Datum *args, const char *nulls);
+
+/* Opens the statement as a cursor (read-write, as ext_run) to fetch its rows a few at a
+ * time with SPI_cursor_fetch; close it with SPI_cursor_close. */
+extern Portal ext_open_cursor(ext_statement *st, Datum *args);
+
 /* Column `col` (1-based) of row `row` of SPI_tuptable as a by-value Datum; *isnull says
  * whether it is NULL. */
 extern Datum ext_column(uint64 row, int col, bool *isnull);

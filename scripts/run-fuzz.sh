@@ -3,7 +3,7 @@
 # SECONDS (default 60) from a copy of its committed seed corpus plus the generated seeds of
 # tests/fuzz/make_seeds.py (deep nesting, long strings, many items, huge numbers). Inputs
 # may be up to MAX_LEN bytes (default 1 MiB), so that a mutation can nest 500,000 deep.
-# Then tests/fuzz/ext_push_fuzz.py feeds random batch arguments to queen.push on the stock path
+# Then tests/fuzz/ext_push_fuzz.py feeds random batch arguments to queen.push and queen.pop_fused on the stock path
 # and on queen_ext's C path for SECONDS, in a throw-away PostgreSQL 15 (needs queen_ext
 # installed: make ext-install), and fails when the paths differ.
 #   bash scripts/run-fuzz.sh BUILD_DIR [SECONDS]

@@ -28,7 +28,7 @@ CREATE FUNCTION pg_temp.members() RETURNS SETOF text LANGUAGE sql STABLE AS $f$
    WHERE e.extname = 'queen_ext' AND d.deptype = 'e'
 $f$;
 
--- 1. The versions on offer: 1.0 and 1.3 have install scripts, 1.1 to 1.3 upgrade scripts.
+-- 1. The versions on offer: 1.0 and 1.4 have install scripts, 1.1 to 1.4 upgrade scripts.
 SELECT name, default_version, installed_version FROM pg_available_extensions WHERE name = 'queen_ext';
 SELECT version, superuser, relocatable, schema, requires
   FROM pg_available_extension_versions WHERE name = 'queen_ext' ORDER BY version;
@@ -41,7 +41,7 @@ SELECT function, volatile, strict, parallel FROM pg_temp.functions() ORDER BY fu
 SELECT to_regprocedure('queen_ext.dedup_probe(bigint,text[])') IS NULL AS no_dedup_probe_in_1_0;
 
 -- 3. An update gives exactly what a fresh install gives, declaration by declaration: 1.0
--- updated (through every upgrade script), the released 1.2 updated, and a fresh install, which
+-- updated (through every upgrade script), the released 1.2 and 1.3 updated, and a fresh install, which
 -- runs the base script alone. Each install's function declarations, members, and the schema's
 -- grants and comment are kept as text rows.
 CREATE TEMP TABLE installs (install text, kind text, item text);
@@ -59,9 +59,16 @@ DROP EXTENSION queen_ext;
 CREATE EXTENSION queen_ext VERSION '1.2';
 SELECT extversion, (SELECT count(*) FROM pg_temp.functions()) AS functions
   FROM pg_extension WHERE extname = 'queen_ext';
-ALTER EXTENSION queen_ext UPDATE TO '1.3';
+ALTER EXTENSION queen_ext UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 CALL pg_temp.record('1.2, updated');
+DROP EXTENSION queen_ext;
+CREATE EXTENSION queen_ext VERSION '1.3';
+SELECT extversion, (SELECT count(*) FROM pg_temp.functions()) AS functions
+  FROM pg_extension WHERE extname = 'queen_ext';
+ALTER EXTENSION queen_ext UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
+CALL pg_temp.record('1.3, updated');
 DROP EXTENSION queen_ext;
 CREATE EXTENSION queen_ext;
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
@@ -76,10 +83,10 @@ SELECT i.install, count(*) FILTER (WHERE i.kind = 'function') AS functions,
        AS differences
   FROM installs i GROUP BY i.install ORDER BY i.install;
 -- Updating to the installed version is a no-op.
-ALTER EXTENSION queen_ext UPDATE TO '1.3';
+ALTER EXTENSION queen_ext UPDATE TO '1.4';
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 
--- 4. Declarations of 1.3: every function commented, C, PARALLEL SAFE.
+-- 4. Declarations of 1.4: every function commented, C, PARALLEL SAFE.
 SELECT function, volatile, strict, parallel, returns_set, language, symbol,
        library = '$libdir/queen_ext' AS in_library, comment IS NOT NULL AS commented
   FROM fresh ORDER BY function;
@@ -120,6 +127,7 @@ ALTER EXTENSION queen_ext UPDATE TO '1.1';
 SELECT to_regprocedure('queen_ext.dedup_probe(bigint[],text[])') IS NULL AS no_keyed_probe_in_1_1;
 ALTER EXTENSION queen_ext UPDATE TO '1.2';
 ALTER EXTENSION queen_ext UPDATE TO '1.3';
+ALTER EXTENSION queen_ext UPDATE TO '1.4';
 SELECT extversion FROM pg_extension WHERE extname = 'queen_ext';
 DROP EXTENSION queen_ext;
 SELECT count(*) AS queen_ext_schemas FROM pg_namespace WHERE nspname = 'queen_ext';

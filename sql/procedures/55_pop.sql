@@ -368,7 +368,16 @@ RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_star
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF p_partition IS NOT NULL THEN
+    IF p_partition IS NULL AND p_queue IS NOT NULL AND p_group IS NOT NULL
+       AND to_regprocedure('queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)') IS NOT NULL THEN
+        -- queen_ext 1.4: queen.pop_fused's C path directly (ext/pop_fused.c).
+        RETURN QUERY
+            SELECT f.partition_id, f.partition_name, f.lease_id, f.span_start, f.span_end, f.seg_first,
+                   f.seg_codec, f.seg_body, f.skip_offsets, f.leases_expired, f.redelivered,
+                   f.lease_dead_letters, f.expired_dead_letters
+              FROM queen_ext.pop_fused(p_queue, p_group, ARRAY[p_batch], ARRAY[p_max_partitions], p_auto_ack,
+                                       p_subscribe_all, p_subscription_at) f;
+    ELSIF p_partition IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen.pop_stepwise(p_queue, p_partition, p_group, p_batch, p_max_partitions,
                                                       p_auto_ack, p_subscribe_all, p_subscription_at);
     ELSE

@@ -16,6 +16,8 @@
 --   a request would need another claim round (retention removed what a cursor's count
 --   promised), nothing is written and each request runs queen.pop_stepwise (55_pop.sql) in
 --   turn, in this transaction: the cursors this call holds do not block it.
+-- Paths: with queen_ext 1.4 installed the body runs in C (queen_ext.pop_fused, ext/pop_fused.c)
+--   under this contract; the stock body below is the other path.
 
 CREATE OR REPLACE FUNCTION queen.pop_fused(
     p_queue text, p_group text, p_batches integer[], p_max_partitions integer[],
@@ -58,6 +60,13 @@ DECLARE
     a_start     bigint[];
     a_fin       bigint[];
 BEGIN
+    -- With queen_ext 1.4 the same contract runs in C (ext/pop_fused.c).
+    IF p_queue IS NOT NULL AND p_group IS NOT NULL
+       AND to_regprocedure('queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)') IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM queen_ext.pop_fused(p_queue, p_group, p_batches, p_max_partitions, p_auto_ack,
+                                                       p_subscribe_all, p_subscription_at);
+        RETURN;
+    END IF;
     IF v_n = 0 OR v_n <> coalesce(cardinality(p_max_partitions), 0) THEN
         RAISE EXCEPTION 'pop_fused: one batch and one partition count per request' USING ERRCODE = '22023';
     END IF;

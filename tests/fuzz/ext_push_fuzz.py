@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Differential fuzzing of queen.push's two paths with random batch arguments.
+"""Differential fuzzing of queen.push's and queen.pop_fused's two paths with random batch arguments.
 
 Feeds the same random calls of queen.push (random keys, counts, transaction ids, trace ids,
-producers, payloads, NULL and mismatched arrays, dedup windows and maxSize changes) to a
-database on the stock path and to one with queen_ext installed (the C path, queen_ext.push),
-and fails when their answers, errors or stored rows differ.
+producers, payloads, NULL and mismatched arrays, dedup windows and maxSize changes) and of
+queen.pop_fused (random groups, batch and partition-count arrays with NULLs, zeros and
+mismatched lengths, auto-ack, expired and released leases, tombstones) to a database on the
+stock path and to one with queen_ext installed (the C paths, queen_ext.push and
+queen_ext.pop_fused), and fails when their answers, errors or stored rows differ.
 
     ext_push_fuzz.py --host DIR --port N --stock DB --ext DB [--seconds S] [--seed N]
 
@@ -34,6 +36,22 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
     INSERT INTO fz_refused VALUES (r, s, SQLSTATE, SQLERRM);
 END $$;
+CREATE TABLE IF NOT EXISTS fz_popped (round int, step int, request int, partition_id bigint, leased boolean,
+                                      span_start bigint, span_end bigint, seg_first bigint, segments bigint,
+                                      skip_offsets bigint[], leases_expired int, redelivered bigint,
+                                      lease_dead_letters int, expired_dead_letters bigint);
+CREATE OR REPLACE FUNCTION fz_pop(r int, s int, queue text, grp text, batches int[], parts int[], auto_ack boolean)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fz_popped
+    SELECT r, s, f.request, f.partition_id, f.lease_id IS NOT NULL, f.span_start, f.span_end, min(f.seg_first),
+           count(f.seg_body), f.skip_offsets, f.leases_expired, f.redelivered, f.lease_dead_letters,
+           f.expired_dead_letters
+      FROM queen.pop_fused(queue, grp, batches, parts, auto_ack, true, NULL) f
+     GROUP BY 1, 2, 3, 4, 5, 6, 7, 10, 11, 12, 13, 14;
+EXCEPTION WHEN OTHERS THEN
+    INSERT INTO fz_refused VALUES (r, s, SQLSTATE, SQLERRM);
+END $$;
 """
 
 # What both databases must agree on after a round.
@@ -52,6 +70,20 @@ SELECT 'dedup', q.name, p.name, d.transaction_id, d.msg_offset
   JOIN queen.queues q ON q.id = p.queue_id ORDER BY 2, 3, 4;
 SELECT 'partition', q.name, p.name FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
  ORDER BY 2, 3;
+SELECT 'popped', f.round, f.step, f.request, q.name, p.name, f.leased, f.span_start, f.span_end, f.seg_first,
+       f.segments, f.skip_offsets, f.leases_expired, f.redelivered, f.lease_dead_letters, f.expired_dead_letters
+  FROM fz_popped f LEFT JOIN queen.log_partitions p ON p.id = f.partition_id
+  LEFT JOIN queen.queues q ON q.id = p.queue_id ORDER BY 2, 3, 4, 5, 6;
+SELECT 'cursor', q.name, p.name, lc.consumer_group, lc.committed, lc.lease_end, lc.lease_id IS NOT NULL,
+       lc.lease_expires_at > now(), lc.delivered_to, lc.attempts, lc.attempts_offset, lc.lease_counted
+  FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
+  JOIN queen.queues q ON q.id = p.queue_id
+ WHERE lc.version = (SELECT max(l2.version) FROM queen.log_consumers l2
+                      WHERE l2.partition_id = lc.partition_id AND l2.consumer_group = lc.consumer_group)
+ ORDER BY 2, 3, 4;
+SELECT 'dead letter', q.name, p.name, d.consumer_group, d.msg_offset
+  FROM queen.dead_letters d JOIN queen.log_partitions p ON p.id = d.partition_id
+  JOIN queen.queues q ON q.id = p.queue_id ORDER BY 2, 3, 4, 5;
 """
 
 
@@ -145,6 +177,32 @@ class Gen:
                 self.pick([0, 3600]), lit(q))
         return "UPDATE queen.queues SET max_size = %d WHERE name = %s;" % (self.pick([0, 0, 0, 0, 40, 500]), lit(q))
 
+    def counts(self):
+        """A batch or partition-count array: mostly valid, sometimes NULL, 0 or -1 inside."""
+        n = self.r.randrange(1, 4) if self.r.random() < 0.95 else 0
+        return [self.pick([None, 0, -1]) if self.r.random() < 0.02 else self.r.randrange(1, 9) for _ in range(n)]
+
+    def pop(self, rnd, step):
+        batches = self.counts()
+        parts = self.counts()
+        if self.r.random() < 0.9:
+            parts = (parts + [1] * len(batches))[:len(batches)]
+        return "SELECT fz_pop(%d, %d, %s, %s, %s, %s, %s);" % (
+            rnd, step, lit(self.name("q")), lit(self.pick(["g0", "g1", "__QUEUE_MODE__"])),
+            arr(batches, "integer"), arr(parts, "integer"), self.pick(["true", "false", "false"]))
+
+    def disturb(self):
+        """Something queen.pop_stepwise handles: expired or released leases, a tombstone."""
+        r = self.r.random()
+        if r < 0.4:
+            return "UPDATE queen.log_consumers SET lease_expires_at = now() - interval '1 second' WHERE lease_id IS NOT NULL;"
+        if r < 0.7:
+            return ("SELECT count(queen.release_lease(lease_id, consumer_group)) FROM queen.log_consumers "
+                    "WHERE lease_id IS NOT NULL AND consumer_group = %s;" % lit(self.pick(["g0", "g1", "__QUEUE_MODE__"])))
+        return ("INSERT INTO queen.message_tombstones (partition_id, msg_offset) "
+                "SELECT p.id, %d FROM queen.log_partitions p WHERE p.name = %s ON CONFLICT DO NOTHING;"
+                % (self.r.randrange(1, 12), lit(self.name("p"))))
+
     def expire(self):
         return ("UPDATE queen.log_dedup SET created_at = created_at - interval '2 days' "
                 "WHERE transaction_id = %s;" % lit("t%d" % self.r.randrange(12)))
@@ -187,8 +245,9 @@ def main():
             lines = []
             for step in range(20):
                 r = rng.random()
-                lines.append(gen.setting() if r < 0.05 else gen.expire() if r < 0.08 else gen.call(rnd, step))
-            calls += sum(1 for l in lines if l.startswith("SELECT fz_step"))
+                lines.append(gen.setting() if r < 0.05 else gen.expire() if r < 0.08 else
+                             gen.disturb() if r < 0.095 else gen.pop(rnd, step) if r < 0.4 else gen.call(rnd, step))
+            calls += sum(1 for l in lines if l.startswith(("SELECT fz_step", "SELECT fz_pop")))
             batch = tmp + "/round.sql"
             with open(batch, "w") as f:
                 f.write("\n".join(lines) + "\n")

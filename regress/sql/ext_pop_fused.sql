@@ -1,0 +1,196 @@
+-- The pop claim both ways. First pop_fused.sql again with queen_ext installed: every queue-wide
+-- pop takes the C path (queen_ext.pop_fused) and must give what the stock path gives in
+-- pop_fused.out, case for case. Then one history popped on each path, each on a queue of its
+-- own: the same answers (spans, segments, leases, counts rows, errors) and the same cursors.
+SET client_min_messages = warning;
+SET track_functions = 'all';
+\set VERBOSITY terse
+SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
+CREATE EXTENSION IF NOT EXISTS queen_ext;
+-- pg_regress runs psql in its input directory
+\i sql/pop_fused.sql
+DROP EXTENSION queen_ext;
+
+CREATE TEMP TABLE popped (path text, step int, request int, partition_name text, leased boolean,
+                          span_start bigint, span_end bigint, seg_first bigint, segments bigint,
+                          skip_offsets bigint[], leases_expired int, redelivered bigint,
+                          lease_dead_letters int, expired_dead_letters bigint);
+CREATE TEMP TABLE refused (path text, step int, sqlstate text, message text);
+CREATE TEMP TABLE cursors (path text, step int, partition_name text, consumer_group text, committed bigint,
+                           lease_end bigint, leased boolean, lease_live boolean, delivered_to bigint,
+                           attempts int, attempts_offset bigint, retry_at_set boolean, lease_counted boolean);
+
+-- The group's cursors (newest versions) after a step.
+CREATE FUNCTION pg_temp.snapshot(path text, step int) RETURNS void LANGUAGE sql AS $$
+    INSERT INTO cursors
+    SELECT path, step, p.name, lc.consumer_group, lc.committed, lc.lease_end, lc.lease_id IS NOT NULL,
+           lc.lease_expires_at > now(), lc.delivered_to, lc.attempts, lc.attempts_offset,
+           lc.retry_at IS NOT NULL, lc.lease_counted
+      FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
+      JOIN queen.queues q ON q.id = p.queue_id
+     WHERE q.name LIKE path || '\_%'
+       AND lc.version = (SELECT max(l2.version) FROM queen.log_consumers l2
+                          WHERE l2.partition_id = lc.partition_id AND l2.consumer_group = lc.consumer_group)
+$$;
+-- One fused pop of the path's queue `suffix`; one row per (request, partition, segment).
+CREATE FUNCTION pg_temp.pop(path text, step int, suffix text, grp text, batches int[], parts int[],
+                            auto_ack boolean) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO popped
+    SELECT path, step, f.request, f.partition_name, f.lease_id IS NOT NULL, f.span_start, f.span_end,
+           min(f.seg_first), count(f.seg_body), f.skip_offsets, f.leases_expired, f.redelivered,
+           f.lease_dead_letters, f.expired_dead_letters
+      FROM queen.pop_fused(path || '_' || suffix, grp, batches, parts, auto_ack, true, NULL) f
+     GROUP BY f.request, f.partition_name, f.lease_id IS NOT NULL, f.span_start, f.span_end, f.skip_offsets,
+              f.leases_expired, f.redelivered, f.lease_dead_letters, f.expired_dead_letters;
+    PERFORM pg_temp.snapshot(path, step);
+EXCEPTION WHEN OTHERS THEN
+    INSERT INTO refused VALUES (path, step, SQLSTATE, replace(SQLERRM, path || '_', ''));
+END $$;
+-- n pushes of one message each to a partition (one segment each), or one push of n.
+CREATE FUNCTION pg_temp.push(q text, part text, n int, one_segment boolean DEFAULT false)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    IF one_segment THEN
+        PERFORM queen.push(ARRAY[q], ARRAY[part], ARRAY[n],
+                           ARRAY(SELECT part || '-' || i || '-' || clock_timestamp() FROM generate_series(1, n) i),
+                           array_fill(NULL::uuid, ARRAY[n]), array_fill(NULL::text, ARRAY[n]),
+                           array_fill('{"k":1}'::text, ARRAY[n]));
+    ELSE
+        FOR i IN 1 .. n LOOP
+            PERFORM queen.push(ARRAY[q], ARRAY[part], ARRAY[1], ARRAY[part || '-' || i || '-' || clock_timestamp()],
+                               ARRAY[NULL::uuid], ARRAY[NULL::text], ARRAY['{"k":1}']);
+        END LOOP;
+    END IF;
+END $$;
+
+CREATE FUNCTION pg_temp.scenario(path text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    q text := path || '_pq';
+    d text := path || '_dq';
+    r text := path || '_rq';
+BEGIN
+    PERFORM queen.configure(q, NULL, NULL, '{"leaseTime": 300, "retryLimit": 3}');
+    -- a: 6 one-message segments; b: one segment of 5; c: 3 + one of 4; d, e: 2 each
+    PERFORM pg_temp.push(q, 'a', 6);
+    PERFORM pg_temp.push(q, 'b', 5, true);
+    PERFORM pg_temp.push(q, 'c', 3);
+    PERFORM pg_temp.push(q, 'c', 4, true);
+    PERFORM pg_temp.push(q, 'd', 2);
+    PERFORM pg_temp.push(q, 'e', 2);
+    -- 1: three requests: batch 4 over 1 partition (half of a), 7 over 2, 2 over 3
+    PERFORM pg_temp.pop(path, 1, 'pq', 'g', ARRAY[4, 7, 2], ARRAY[1, 2, 3], false);
+    -- 2: auto_ack, everything left, within one segment's span (b's 5 in one segment)
+    PERFORM pg_temp.pop(path, 2, 'pq', 'h', ARRAY[3, 100], ARRAY[1, 10], true);
+    -- 3: a released lease is a first delivery again (the counts row)
+    PERFORM queen.release_lease(lc.lease_id, 'g')
+       FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
+      WHERE p.name = 'a' AND lc.consumer_group = 'g' AND lc.lease_id IS NOT NULL
+        AND p.queue_id = (SELECT id FROM queen.queues WHERE name = q);
+    PERFORM pg_temp.pop(path, 3, 'pq', 'g', ARRAY[2, 2], ARRAY[1, 1], false);
+    -- 4: retention removed the oldest segments of a partition past a group's cursor
+    PERFORM pg_temp.push(q, 'f', 5);
+    DELETE FROM queen.log_segments s USING queen.log_partitions p
+     WHERE s.partition_id = p.id AND p.name = 'f' AND s.last_offset <= 2
+       AND p.queue_id = (SELECT id FROM queen.queues WHERE name = q);
+    PERFORM pg_temp.pop(path, 4, 'pq', 'k', ARRAY[100], ARRAY[100], false);
+    -- 5: a request cut on a count that retention made stale: another claim round (stepwise)
+    PERFORM pg_temp.push(r, 'x', 5);
+    DELETE FROM queen.log_segments s USING queen.log_partitions p
+     WHERE s.partition_id = p.id AND p.name = 'x' AND s.last_offset <= 2
+       AND p.queue_id = (SELECT id FROM queen.queues WHERE name = r);
+    PERFORM pg_temp.pop(path, 5, 'rq', 'm', ARRAY[4], ARRAY[3], false);
+    -- 6: tombstones past claimed cursors (stepwise)
+    PERFORM pg_temp.push(q, 'g', 4);
+    INSERT INTO queen.message_tombstones (partition_id, msg_offset)
+    SELECT p.id, t.o FROM queen.log_partitions p, (VALUES ('g', 2), ('a', 5)) t(part, o)
+     WHERE p.name = t.part AND p.queue_id = (SELECT id FROM queen.queues WHERE name = q);
+    PERFORM pg_temp.pop(path, 6, 'pq', 'n', ARRAY[3, 3], ARRAY[1, 1], false);
+    -- 7: an expired lease taken over (stepwise: one attempt counted)
+    UPDATE queen.log_consumers lc SET lease_expires_at = now() - interval '1 second'
+      FROM queen.log_partitions p
+     WHERE p.id = lc.partition_id AND lc.consumer_group = 'n' AND lc.lease_id IS NOT NULL
+       AND p.queue_id = (SELECT id FROM queen.queues WHERE name = q);
+    PERFORM pg_temp.pop(path, 7, 'pq', 'n', ARRAY[2, 50], ARRAY[1, 50], false);
+    -- 8: a window buffer holds back partitions pushed within it, then nothing is held back
+    PERFORM queen.configure(q, NULL, NULL, '{"windowBuffer": 3600}');
+    PERFORM pg_temp.pop(path, 8, 'pq', 'p', ARRAY[100], ARRAY[100], false);
+    PERFORM queen.configure(q, NULL, NULL, '{"windowBuffer": 0}');
+    PERFORM pg_temp.pop(path, 9, 'pq', 'p', ARRAY[1, 1, 1], ARRAY[1, 1, 1], false);
+    -- 10: delayedProcessing (stepwise): nothing is old enough
+    PERFORM queen.configure(d, NULL, NULL, '{"delayedProcessing": 3600}');
+    PERFORM pg_temp.push(d, 'a', 2);
+    PERFORM pg_temp.pop(path, 10, 'dq', 'g', ARRAY[5], ARRAY[1], false);
+    -- 11: nothing claimable, an unknown queue
+    PERFORM pg_temp.pop(path, 11, 'pq', 'h', ARRAY[5, 5], ARRAY[5, 5], false);
+    PERFORM pg_temp.pop(path, 12, 'nq', 'g', ARRAY[5], ARRAY[5], false);
+    -- 13-16: bad input
+    PERFORM pg_temp.pop(path, 13, 'pq', 'g', ARRAY[1, 1], ARRAY[1], false);
+    PERFORM pg_temp.pop(path, 14, 'pq', 'g', ARRAY[]::int[], ARRAY[]::int[], false);
+    PERFORM pg_temp.pop(path, 15, 'pq', 'g', ARRAY[1, NULL], ARRAY[1, 1], false);
+    PERFORM pg_temp.pop(path, 16, 'pq', 'g', ARRAY[1], ARRAY[0], false);
+END $$;
+
+SELECT pg_temp.scenario('stock');
+CREATE EXTENSION queen_ext;
+SELECT pg_temp.scenario('ext');
+
+-- the C path ran
+SELECT pg_stat_force_next_flush();
+SELECT pg_stat_get_function_calls(
+    'queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)'::regprocedure) > 0
+    AS c_pop_called;
+
+-- the answers, as the C path gave them, and their difference from the stock path's
+SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
+       leases_expired, redelivered, lease_dead_letters, expired_dead_letters
+  FROM popped WHERE path = 'ext' ORDER BY step, request, partition_name NULLS LAST;
+SELECT count(*) AS answers_differing FROM (
+    (SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
+            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'ext'
+     EXCEPT ALL
+     SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
+            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'stock')
+    UNION ALL
+    (SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
+            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'stock'
+     EXCEPT ALL
+     SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
+            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'ext')) x;
+SELECT step, sqlstate, message FROM refused WHERE path = 'ext' ORDER BY step;
+SELECT count(*) AS errors_differing FROM (
+    (SELECT step, sqlstate, message FROM refused WHERE path = 'ext'
+     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'stock')
+    UNION ALL
+    (SELECT step, sqlstate, message FROM refused WHERE path = 'stock'
+     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'ext')) x;
+-- one lease per request of a call: requests of step 1 hold three distinct leases
+SELECT count(DISTINCT lc.lease_id) AS step_1_leases
+  FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
+  JOIN queen.queues q ON q.id = p.queue_id
+ WHERE q.name = 'ext_pq' AND lc.consumer_group = 'g' AND lc.lease_id IS NOT NULL AND p.name <> 'a';
+
+-- the cursors after every step, and their difference
+SELECT count(*) AS cursor_rows, count(DISTINCT step) AS steps FROM cursors WHERE path = 'ext';
+SELECT count(*) AS cursors_differing FROM (
+    (SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
+            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'ext'
+     EXCEPT ALL
+     SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
+            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'stock')
+    UNION ALL
+    (SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
+            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'stock'
+     EXCEPT ALL
+     SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
+            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'ext')) x;
+
+-- the tests after this one count every queue's rows
+SELECT count(*) AS deleted FROM (SELECT queen.delete_queue(n)
+  FROM unnest(ARRAY['stock_pq', 'stock_dq', 'stock_rq', 'ext_pq', 'ext_dq', 'ext_rq']) n) x;
+SELECT count(*) AS unregistered FROM queen.delete_group('g', 'stock_nq', true);
+SELECT count(*) AS unregistered FROM queen.delete_group('g', 'ext_nq', true);
+SELECT CASE WHEN NOT :'had_extension' THEN 'DROP EXTENSION queen_ext' END AS restore \gset
+\if :{?restore}
+:restore;
+\endif
