@@ -1,6 +1,7 @@
 #include "ack_request.hpp"
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include <set>
 
@@ -55,19 +56,23 @@ std::size_t distinct_partitions(const std::vector<popped_message>& batch) {
 }
 
 ack_outcome check_ack_answer(const std::string& body, std::size_t count) {
+    thread_local simdjson::dom::parser parser;
     ack_outcome out;
-    auto answers = json::parse(body, nullptr, false);
-    if (answers.is_discarded() || !answers.is_array() || answers.size() != count) {
+    simdjson::dom::array answers;
+    if (parser.parse(body).get_array().get(answers) != simdjson::SUCCESS || answers.size() != count) {
         out.failures = count;
         out.first_failure = body.substr(0, 300);
         return out;
     }
     out.well_formed = true;
-    for (const auto& a : answers) {
-        const bool ok = a.is_object() && a.value("success", false);
-        if (!ok) {
-            if (out.failures++ == 0) out.first_failure = a.dump();
-        } else if (a.value("noop", false)) {
+    for (simdjson::dom::element a : answers) {
+        bool success = false, noop = false;
+        simdjson::dom::object obj;
+        const bool is_object = a.get_object().get(obj) == simdjson::SUCCESS;
+        if (is_object && obj["success"].get_bool().get(success) != simdjson::SUCCESS) success = false;
+        if (!is_object || !success) {
+            if (out.failures++ == 0) out.first_failure = simdjson::minify(a);
+        } else if (obj["noop"].get_bool().get(noop) == simdjson::SUCCESS && noop) {
             ++out.noops;
         }
     }

@@ -47,7 +47,7 @@ std::uint64_t record_deliveries(const std::vector<popped_message>& batch, std::i
         if (!p.ours) {
             ++st.malformed;
             book.count_unexpected();
-            control.report_error("popped a message that is not a bench payload", p.data.dump().substr(0, 300));
+            control.report_error("popped a message that is not a bench payload", p.data.substr(0, 300));
             continue;
         }
         d.seq = p.seq;

@@ -45,7 +45,7 @@ std::string forward_body(const std::vector<popped_message>& batch, std::size_t s
         if (i) body += ',';
         body += "{\"queue\":" + queue_json + ",\"partition\":" + json(m.partition).dump() +
                 ",\"transactionId\":" + json(original_transaction_id(m.transaction_id, stage) + suffix).dump() +
-                ",\"payload\":" + m.data.dump() + "}";
+                ",\"payload\":" + (m.data.empty() ? std::string("null") : m.data) + "}";
     }
     body += "]}";
     for (const auto& m : batch) {

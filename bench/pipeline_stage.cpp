@@ -90,7 +90,7 @@ asio::awaitable<void> run_stage_worker(const options& o, std::size_t stage, http
         for (const auto& m : batch)
             if (!m.ours) {
                 ++st.malformed;
-                control.report_error("stage popped a message that is not a bench payload", m.data.dump().substr(0, 300));
+                control.report_error("stage popped a message that is not a bench payload", m.data.substr(0, 300));
             }
 
         // ---- forward and ack, atomically

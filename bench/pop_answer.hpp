@@ -1,8 +1,6 @@
 #pragma once
 // The messages of a 200 pop answer, as the consumers and pipeline stages need them: ids for
 // acks, the partition, the offset and the bench payload (seq, producer, sentUs).
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,7 +13,7 @@ struct popped_message {
     std::string partition;  // partition name
     std::string lease_id;   // the message's leaseId, else the answer's
     std::int64_t offset = -1;
-    nlohmann::json data;    // the payload as popped
+    std::string data;       // the payload as popped, as JSON text
     bool ours = false;      // data is a bench payload: then seq, producer, sent_us are set
     std::uint64_t seq = 0;
     std::uint32_t producer = 0;
