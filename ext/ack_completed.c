@@ -20,6 +20,7 @@
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
+#include "ext_ack.h"
 #include "ext_dedup.h"
 #include "ext_spi.h"
 
@@ -318,13 +319,10 @@ ack_update(const ack_cursor *cursors, int n)
     ext_run(&st_update, args);
 }
 
-PG_FUNCTION_INFO_V1(queen_ext_ack_completed);
-
-/* Applies a call of completions as queen.ack_completed does and returns its rows. */
-Datum
-queen_ext_ack_completed(PG_FUNCTION_ARGS)
+void
+ext_ack_completed_apply(Datum group, ArrayType *a_pids, ArrayType *a_txids, ArrayType *a_offsets,
+                        ArrayType *a_leases, const int *item_numbers, ReturnSetInfo *rsinfo)
 {
-    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
     MemoryContext outer = CurrentMemoryContext;
     Datum      *pids, *txids, *offsets, *leases;
     bool       *pid_nulls, *txid_nulls, *offset_nulls, *lease_nulls;
@@ -333,17 +331,12 @@ queen_ext_ack_completed(PG_FUNCTION_ARGS)
     ack_item   *items;
     Datum       unresolvable = CStringGetTextDatum("unresolvable");
 
-    InitMaterializedSRF(fcinfo, 0);
-    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
-        return (Datum) 0;       /* no acks: queen.ack_completed answers nothing either */
-    deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-                      &pids, &pid_nulls, &n);
-    deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), TEXTOID, -1, false, TYPALIGN_INT, &txids,
-                      &txid_nulls, &ntx);
-    deconstruct_array(PG_GETARG_ARRAYTYPE_P(3), INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-                      &offsets, &offset_nulls, &noff);
-    deconstruct_array(PG_GETARG_ARRAYTYPE_P(4), UUIDOID, UUID_LEN, false, TYPALIGN_CHAR,
-                      &leases, &lease_nulls, &nlease);
+    deconstruct_array(a_pids, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &pids, &pid_nulls, &n);
+    deconstruct_array(a_txids, TEXTOID, -1, false, TYPALIGN_INT, &txids, &txid_nulls, &ntx);
+    deconstruct_array(a_offsets, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &offsets,
+                      &offset_nulls, &noff);
+    deconstruct_array(a_leases, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR, &leases, &lease_nulls,
+                      &nlease);
     if (ntx != n || noff != n || nlease != n)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("ack: arrays differ in length")));
@@ -351,7 +344,7 @@ queen_ext_ack_completed(PG_FUNCTION_ARGS)
 
     if (SPI_connect() != SPI_OK_CONNECT)
         elog(ERROR, "ack_completed: SPI_connect failed");
-    cursors = ack_read_cursors(PG_GETARG_DATUM(0), PG_GETARG_ARRAYTYPE_P(1), outer, &ncursors);
+    cursors = ack_read_cursors(group, a_pids, outer, &ncursors);
     for (i = 0; i < n; i++)
     {
         items[i].i = i;
@@ -375,7 +368,7 @@ queen_ext_ack_completed(PG_FUNCTION_ARGS)
         Datum       values[8];
         bool        nulls[8] = {false, false, false, false, false, false, false, false};
 
-        values[0] = Int32GetDatum(it->i + 1);
+        values[0] = Int32GetDatum(item_numbers != NULL ? item_numbers[it->i] : it->i + 1);
         values[1] = BoolGetDatum(ok);
         values[2] = Int64GetDatum(it->off);
         nulls[2] = !it->has_off;
@@ -388,5 +381,20 @@ queen_ext_ack_completed(PG_FUNCTION_ARGS)
         nulls[7] = c == NULL || c->qname == (Datum) 0;
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
+}
+
+PG_FUNCTION_INFO_V1(queen_ext_ack_completed);
+
+/* Applies a call of completions as queen.ack_completed does and returns its rows. */
+Datum
+queen_ext_ack_completed(PG_FUNCTION_ARGS)
+{
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+    InitMaterializedSRF(fcinfo, 0);
+    if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
+        return (Datum) 0;       /* no acks: queen.ack_completed answers nothing either */
+    ext_ack_completed_apply(PG_GETARG_DATUM(0), PG_GETARG_ARRAYTYPE_P(1), PG_GETARG_ARRAYTYPE_P(2),
+                            PG_GETARG_ARRAYTYPE_P(3), PG_GETARG_ARRAYTYPE_P(4), NULL, rsinfo);
     return (Datum) 0;
 }

@@ -4,8 +4,9 @@
  * request of the call names the same partition; other requests get no row.
  *
  * The cursors are locked by the stock path's statement (a kept SPI plan, SKIP LOCKED); which
- * requests apply is worked out in C; the applied acks go to queen.ack in one call (which
- * takes queen_ext.ack_completed for completions). */
+ * requests apply is worked out in C; the applied acks are applied in one call: completions
+ * only by the C ack of completions directly (what queen.ack would call), anything else by
+ * queen.ack, whose walk handles retries, failures and dead letters. */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
@@ -17,6 +18,7 @@
 #include "utils/tuplestore.h"
 #include "utils/uuid.h"
 
+#include "ext_ack.h"
 #include "ext_spi.h"
 
 static ext_statement st_lock = {
@@ -218,6 +220,28 @@ fused_int64_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether every status at positions take[0..ntake) is 'completed' (queen.ack's test for its
+ * set-based form: a NULL status is not). */
+static bool
+fused_all_completed(const fused_array *statuses, const int *take, int ntake)
+{
+    int         k;
+
+    for (k = 0; k < ntake; k++)
+    {
+        bool        isnull;
+        Datum       st = fused_get(statuses, take[k], &isnull);
+        text       *t;
+
+        if (isnull)
+            return false;
+        t = DatumGetTextPP(st);
+        if (VARSIZE_ANY_EXHDR(t) != 9 || memcmp(VARDATA_ANY(t), "completed", 9) != 0)
+            return false;
+    }
+    return true;
+}
+
 PG_FUNCTION_INFO_V1(queen_ext_ack_fused);
 
 /* Applies the acks of several requests of a group as queen.ack_fused does and returns its
@@ -265,7 +289,25 @@ queen_ext_ack_fused(PG_FUNCTION_ARGS)
     qsort(locked, nlocked, sizeof(int64), fused_int64_cmp);
 
     take = fused_take(n, &requests, &pids, locked, nlocked, &ntake);
-    if (ntake > 0)
+    if (ntake > 0 && fused_all_completed(&statuses, take, ntake))
+    {
+        int        *items = palloc(sizeof(int) * ntake);
+        int         k;
+
+        for (k = 0; k < ntake; k++)
+            items[k] = take[k] + 1;
+        ext_ack_completed_apply(PG_GETARG_DATUM(0),
+                                DatumGetArrayTypeP(fused_pick(&pids, take, ntake, INT8OID, 8,
+                                                              FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+                                DatumGetArrayTypeP(fused_pick(&txids, take, ntake, TEXTOID, -1,
+                                                              false, TYPALIGN_INT)),
+                                DatumGetArrayTypeP(fused_pick(&offsets, take, ntake, INT8OID, 8,
+                                                              FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+                                DatumGetArrayTypeP(fused_pick(&leases, take, ntake, UUIDOID,
+                                                              UUID_LEN, false, TYPALIGN_CHAR)),
+                                items, rsinfo);
+    }
+    else if (ntake > 0)
     {
         args[0] = PG_GETARG_DATUM(0);
         args[1] = fused_pick(&pids, take, ntake, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
