@@ -1,7 +1,8 @@
 -- The pop claim both ways. First pop_fused.sql again with queen_ext installed: every queue-wide
 -- pop takes the C path (queen_ext.pop_fused) and must give what the stock path gives in
 -- pop_fused.out, case for case. Then one history popped on each path, each on a queue of its
--- own: the same answers (spans, segments, leases, counts rows, errors) and the same cursors.
+-- own: the same answers (spans, segments, leases, counts rows, errors), the same cursors and
+-- the same dead letters.
 SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
@@ -69,6 +70,7 @@ DECLARE
     q text := path || '_pq';
     d text := path || '_dq';
     r text := path || '_rq';
+    x text := path || '_xq';
 BEGIN
     PERFORM queen.configure(q, NULL, NULL, '{"leaseTime": 300, "retryLimit": 3}');
     -- a: 6 one-message segments; b: one segment of 5; c: 3 + one of 4; d, e: 2 each
@@ -124,6 +126,18 @@ BEGIN
     -- 11: nothing claimable, an unknown queue
     PERFORM pg_temp.pop(path, 11, 'pq', 'h', ARRAY[5, 5], ARRAY[5, 5], false);
     PERFORM pg_temp.pop(path, 12, 'nq', 'g', ARRAY[5], ARRAY[5], false);
+    -- 17-19: retries exhausted by leases that expire unreleased (retryLimit 1): one attempt
+    -- counted on the first takeover, a dead letter (lease_expired) on the second
+    PERFORM queen.configure(x, NULL, NULL, '{"leaseTime": 300, "retryLimit": 1}');
+    PERFORM pg_temp.push(x, 'a', 3);
+    PERFORM pg_temp.pop(path, 17, 'xq', 'g', ARRAY[2], ARRAY[1], false);
+    FOR i IN 18 .. 19 LOOP
+        UPDATE queen.log_consumers lc SET lease_expires_at = now() - interval '1 second'
+          FROM queen.log_partitions p
+         WHERE p.id = lc.partition_id AND lc.consumer_group = 'g' AND lc.lease_id IS NOT NULL
+           AND p.queue_id = (SELECT id FROM queen.queues WHERE name = x);
+        PERFORM pg_temp.pop(path, i, 'xq', 'g', ARRAY[2], ARRAY[1], false);
+    END LOOP;
     -- 13-16: bad input
     PERFORM pg_temp.pop(path, 13, 'pq', 'g', ARRAY[1, 1], ARRAY[1], false);
     PERFORM pg_temp.pop(path, 14, 'pq', 'g', ARRAY[]::int[], ARRAY[]::int[], false);
@@ -185,9 +199,32 @@ SELECT count(*) AS cursors_differing FROM (
      SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
             attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'ext')) x;
 
+-- the dead letters (the exhausted retries of steps 17-19), and their difference
+CREATE TEMP VIEW letters AS
+SELECT split_part(q.name, '_', 1) AS path, split_part(q.name, '_', 2) AS queue, p.name AS partition_name,
+       d.msg_offset, d.consumer_group, d.reason, d.error_message, d.attempts, d.transaction_id IS NOT NULL AS has_txid
+  FROM queen.dead_letters d JOIN queen.log_partitions p ON p.id = d.partition_id
+  JOIN queen.queues q ON q.id = p.queue_id
+ WHERE q.name LIKE 'stock\_%' OR q.name LIKE 'ext\_%';
+SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
+  FROM letters WHERE path = 'ext' ORDER BY 1, 2, 3;
+SELECT count(*) AS dead_letters_differing FROM (
+    (SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
+       FROM letters WHERE path = 'ext'
+     EXCEPT ALL
+     SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
+       FROM letters WHERE path = 'stock')
+    UNION ALL
+    (SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
+       FROM letters WHERE path = 'stock'
+     EXCEPT ALL
+     SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
+       FROM letters WHERE path = 'ext')) x;
+DROP VIEW letters;
+
 -- the tests after this one count every queue's rows
 SELECT count(*) AS deleted FROM (SELECT queen.delete_queue(n)
-  FROM unnest(ARRAY['stock_pq', 'stock_dq', 'stock_rq', 'ext_pq', 'ext_dq', 'ext_rq']) n) x;
+  FROM unnest(ARRAY['stock_pq', 'stock_dq', 'stock_rq', 'stock_xq', 'ext_pq', 'ext_dq', 'ext_rq', 'ext_xq']) n) x;
 SELECT count(*) AS unregistered FROM queen.delete_group('g', 'stock_nq', true);
 SELECT count(*) AS unregistered FROM queen.delete_group('g', 'ext_nq', true);
 SELECT CASE WHEN NOT :'had_extension' THEN 'DROP EXTENSION queen_ext' END AS restore \gset
