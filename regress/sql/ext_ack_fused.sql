@@ -4,6 +4,8 @@
 SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
+-- pg_regress runs psql in its input directory
+\i include/paths_differ.sql
 SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
 DROP EXTENSION IF EXISTS queen_ext;
 
@@ -79,21 +81,9 @@ SELECT pg_stat_get_function_calls(
 -- the answers, as the C path gave them, and their difference from the stock path's
 SELECT step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name
   FROM acked WHERE path = 'ext' ORDER BY step, item;
-SELECT count(*) AS answers_differing FROM (
-    (SELECT step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name FROM acked WHERE path = 'ext'
-     EXCEPT ALL
-     SELECT step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name FROM acked WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name FROM acked WHERE path = 'stock'
-     EXCEPT ALL
-     SELECT step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name FROM acked WHERE path = 'ext')) d;
+SELECT pg_temp.paths_differ('acked', 'step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name') AS answers_differing;
 SELECT step, sqlstate, message FROM refused WHERE path = 'ext' ORDER BY step;
-SELECT count(*) AS errors_differing FROM (
-    (SELECT step, sqlstate, message FROM refused WHERE path = 'ext'
-     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, sqlstate, message FROM refused WHERE path = 'stock'
-     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'ext')) d;
+SELECT pg_temp.paths_differ('refused', 'step, sqlstate, message') AS errors_differing;
 
 -- the cursors (newest versions) and the dead letters
 CREATE TEMP VIEW state AS
@@ -110,10 +100,7 @@ SELECT split_part(q.name, '_', 1),
   FROM queen.dead_letters d JOIN queen.log_partitions p ON p.id = d.partition_id
   JOIN queen.queues q ON q.id = d.queue_id WHERE q.name ~ '^(stock|ext)_fq$';
 SELECT row FROM state WHERE path = 'ext' ORDER BY row;
-SELECT count(*) AS rows_differing FROM (
-    (SELECT row FROM state WHERE path = 'ext' EXCEPT ALL SELECT row FROM state WHERE path = 'stock')
-    UNION ALL
-    (SELECT row FROM state WHERE path = 'stock' EXCEPT ALL SELECT row FROM state WHERE path = 'ext')) d;
+SELECT pg_temp.paths_differ('state', 'row') AS rows_differing;
 
 -- leave the database as it was
 SELECT bool_and(queen.delete_queue(name)) AS deleted FROM queen.queues WHERE name ~ '^(stock|ext)_fq$';

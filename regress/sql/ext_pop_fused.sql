@@ -6,9 +6,10 @@
 SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
+-- pg_regress runs psql in its input directory
+\i include/paths_differ.sql
 SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
 CREATE EXTENSION IF NOT EXISTS queen_ext;
--- pg_regress runs psql in its input directory
 \i sql/pop_fused.sql
 DROP EXTENSION queen_ext;
 
@@ -159,25 +160,9 @@ SELECT pg_stat_get_function_calls(
 SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
        leases_expired, redelivered, lease_dead_letters, expired_dead_letters
   FROM popped WHERE path = 'ext' ORDER BY step, request, partition_name NULLS LAST;
-SELECT count(*) AS answers_differing FROM (
-    (SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
-            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'ext'
-     EXCEPT ALL
-     SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
-            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
-            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'stock'
-     EXCEPT ALL
-     SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,
-            leases_expired, redelivered, lease_dead_letters, expired_dead_letters FROM popped WHERE path = 'ext')) x;
+SELECT pg_temp.paths_differ('popped', 'step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets, leases_expired, redelivered, lease_dead_letters, expired_dead_letters') AS answers_differing;
 SELECT step, sqlstate, message FROM refused WHERE path = 'ext' ORDER BY step;
-SELECT count(*) AS errors_differing FROM (
-    (SELECT step, sqlstate, message FROM refused WHERE path = 'ext'
-     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, sqlstate, message FROM refused WHERE path = 'stock'
-     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'ext')) x;
+SELECT pg_temp.paths_differ('refused', 'step, sqlstate, message') AS errors_differing;
 -- one lease per request of a call: requests of step 1 hold three distinct leases
 SELECT count(DISTINCT lc.lease_id) AS step_1_leases
   FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
@@ -186,18 +171,7 @@ SELECT count(DISTINCT lc.lease_id) AS step_1_leases
 
 -- the cursors after every step, and their difference
 SELECT count(*) AS cursor_rows, count(DISTINCT step) AS steps FROM cursors WHERE path = 'ext';
-SELECT count(*) AS cursors_differing FROM (
-    (SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
-            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'ext'
-     EXCEPT ALL
-     SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
-            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
-            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'stock'
-     EXCEPT ALL
-     SELECT step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts,
-            attempts_offset, retry_at_set, lease_counted FROM cursors WHERE path = 'ext')) x;
+SELECT pg_temp.paths_differ('cursors', 'step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts, attempts_offset, retry_at_set, lease_counted') AS cursors_differing;
 
 -- the dead letters (the exhausted retries of steps 17-19), and their difference
 CREATE TEMP VIEW letters AS
@@ -208,18 +182,7 @@ SELECT split_part(q.name, '_', 1) AS path, split_part(q.name, '_', 2) AS queue, 
  WHERE q.name LIKE 'stock\_%' OR q.name LIKE 'ext\_%';
 SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
   FROM letters WHERE path = 'ext' ORDER BY 1, 2, 3;
-SELECT count(*) AS dead_letters_differing FROM (
-    (SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
-       FROM letters WHERE path = 'ext'
-     EXCEPT ALL
-     SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
-       FROM letters WHERE path = 'stock')
-    UNION ALL
-    (SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
-       FROM letters WHERE path = 'stock'
-     EXCEPT ALL
-     SELECT queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid
-       FROM letters WHERE path = 'ext')) x;
+SELECT pg_temp.paths_differ('letters', 'queue, partition_name, msg_offset, consumer_group, reason, error_message, attempts, has_txid') AS dead_letters_differing;
 DROP VIEW letters;
 
 -- the tests after this one count every queue's rows

@@ -5,6 +5,8 @@
 SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
+-- pg_regress runs psql in its input directory
+\i include/paths_differ.sql
 SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
 DROP EXTENSION IF EXISTS queen_ext;
 
@@ -98,23 +100,11 @@ SELECT count(*) FILTER (WHERE s.codec = 1) > 0 AS ext_has_zstd,
 -- the answers, as the C path gave them, and their difference from the stock path's
 SELECT step, item, status, part, msg_offset, has_created_at FROM pushed WHERE path = 'ext'
  ORDER BY step, item;
-SELECT count(*) AS answers_differing FROM (
-    (SELECT step, item, status, part, msg_offset, has_created_at FROM pushed WHERE path = 'ext'
-     EXCEPT ALL
-     SELECT step, item, status, part, msg_offset, has_created_at FROM pushed WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, item, status, part, msg_offset, has_created_at FROM pushed WHERE path = 'stock'
-     EXCEPT ALL
-     SELECT step, item, status, part, msg_offset, has_created_at FROM pushed WHERE path = 'ext')) d;
+SELECT pg_temp.paths_differ('pushed', 'step, item, status, part, msg_offset, has_created_at') AS answers_differing;
 
 -- the errors
 SELECT step, sqlstate, message FROM refused WHERE path = 'ext' ORDER BY step;
-SELECT count(*) AS errors_differing FROM (
-    (SELECT step, sqlstate, message FROM refused WHERE path = 'ext'
-     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'stock')
-    UNION ALL
-    (SELECT step, sqlstate, message FROM refused WHERE path = 'stock'
-     EXCEPT ALL SELECT step, sqlstate, message FROM refused WHERE path = 'ext')) d;
+SELECT pg_temp.paths_differ('refused', 'step, sqlstate, message') AS errors_differing;
 
 -- what each path stored: messages (decoded), segment boundaries, dedup rows, cursors
 CREATE TEMP VIEW stored AS
@@ -151,12 +141,7 @@ SELECT split_part(c.queue, '_', 1), 'cursor',
          ORDER BY lc.partition_id, lc.consumer_group, lc.version DESC) c;
 
 SELECT kind, row FROM stored WHERE path = 'ext' ORDER BY kind, row;
-SELECT count(*) AS rows_differing FROM (
-    (SELECT kind, row FROM stored WHERE path = 'ext' EXCEPT ALL
-     SELECT kind, row FROM stored WHERE path = 'stock')
-    UNION ALL
-    (SELECT kind, row FROM stored WHERE path = 'stock' EXCEPT ALL
-     SELECT kind, row FROM stored WHERE path = 'ext')) d;
+SELECT pg_temp.paths_differ('stored', 'kind, row') AS rows_differing;
 
 -- REPEATABLE READ is refused on both paths
 BEGIN ISOLATION LEVEL REPEATABLE READ;
