@@ -146,6 +146,35 @@ TEST(PushPop, MultiPartitionPopSharesOneLeaseAndBatchCapsTheTotal) {
     EXPECT_EQ(leases.size(), 1u);
 }
 
+TEST(PushPop, CommitOnDeliveryIsAutoAckUnderNewerQueenClientsName) {
+    auto c = client();
+    auto q = unique_name("cod");
+    push_payloads(c, q, "p", {json(1), json(2), json(3), json(4), json(5)});
+    // Committed on delivery: no lease, and the next pop of the partition goes on after it.
+    auto first = pop(c, q, "batch=2&commitOnDelivery=true", "p");
+    ASSERT_EQ(first.status, 200) << first.body;
+    EXPECT_EQ(first.json()["leaseId"], "");
+    EXPECT_EQ(first.json()["messages"][1]["data"], 2);
+    auto second = pop(c, q, "batch=2&autoAck=true&commitOnDelivery=true", "p");
+    ASSERT_EQ(second.status, 200) << second.body;
+    EXPECT_EQ(second.json()["messages"][0]["data"], 3);
+    EXPECT_EQ(sql_int(cluster(), "SELECT lc.committed FROM queen.log_consumers lc JOIN queen.log_partitions p "
+                                 "ON p.id = lc.partition_id JOIN queen.queues qu ON qu.id = p.queue_id "
+                                 "WHERE qu.name = " + quote(q) + " ORDER BY lc.version DESC LIMIT 1"),
+              4);
+    // The two names disagreeing is a 400 that changes nothing.
+    for (const char* query : {"autoAck=true&commitOnDelivery=false", "autoAck=false&commitOnDelivery=true"}) {
+        auto bad = pop(c, q, query, "p");
+        EXPECT_EQ(bad.status, 400) << query;
+        EXPECT_NE(bad.body.find("commitOnDelivery"), std::string::npos) << bad.body;
+    }
+    auto rest = pop(c, q, "batch=5&commitOnDelivery=false", "p");
+    ASSERT_EQ(rest.status, 200) << rest.body;
+    EXPECT_EQ(rest.json()["messages"].size(), 1u);
+    EXPECT_EQ(rest.json()["messages"][0]["data"], 5);
+    EXPECT_NE(rest.json()["leaseId"], "") << "commitOnDelivery=false leases, as autoAck=false";
+}
+
 TEST(PushPop, FairnessOldestWaitingMessageFirst) {
     auto c = client();
     auto q = unique_name("fair");

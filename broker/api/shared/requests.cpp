@@ -160,7 +160,17 @@ pop_params parse_pop(const std::string& queue, const std::optional<std::string>&
     p.partitions = query_int(q, "partitions", 1, 1, 10000);
     p.timeout_ms = query_int(q, "timeout", 30000, 0, 3600 * 1000);
     if (auto it = q.find("wait"); it != q.end()) p.wait = query_bool(it->second);
-    if (auto it = q.find("autoAck"); it != q.end()) p.auto_ack = query_bool(it->second);
+    // commitOnDelivery is newer Queen clients' name for autoAck: one parameter, two names.
+    const auto auto_ack = q.find("autoAck");
+    const auto commit_on_delivery = q.find("commitOnDelivery");
+    if (auto_ack != q.end() && commit_on_delivery != q.end() &&
+        query_bool(auto_ack->second) != query_bool(commit_on_delivery->second))
+        throw bad_request("autoAck and commitOnDelivery name the same parameter and must agree, got autoAck=" +
+                          auto_ack->second + " and commitOnDelivery=" + commit_on_delivery->second);
+    if (auto_ack != q.end())
+        p.auto_ack = query_bool(auto_ack->second);
+    else if (commit_on_delivery != q.end())
+        p.auto_ack = query_bool(commit_on_delivery->second);
     if (auto it = q.find("consumerGroup"); it != q.end() && !it->second.empty() && it->second != "null") {
         check_name("consumerGroup", it->second, lim);
         p.consumer_group = it->second;
