@@ -9,8 +9,6 @@
 #include "render/json_writer.hpp"
 #include "store/resources_store.hpp"
 
-#include <algorithm>
-
 namespace queen::api {
 
 namespace asio = boost::asio;
@@ -75,8 +73,8 @@ asio::awaitable<http::response> handle_list_queues(broker_context& ctx, http::re
     render::json_writer out;
     out.begin_object().key("queues").begin_array();
     for (const auto& q : listing.queues) {
-        // Queen's list reports pending without what is processing.
-        const auto pending = std::max<std::int64_t>(0, q.counts.pending - q.counts.processing);
+        // Queen's list reports pending without what is processing: this broker's pending (ready)
+        // already excludes the leased part, so it is the same pending as every other route's.
         out.begin_object()
             .field("id", std::to_string(q.id))
             .field("name", q.name)
@@ -87,7 +85,7 @@ asio::awaitable<http::response> handle_list_queues(broker_context& ctx, http::re
             .key("messages")
             .begin_object()
             .field("total", q.counts.total)
-            .field("pending", pending)
+            .field("pending", q.counts.pending)
             .field("processing", q.counts.processing)
             .end_object()
             .end_object();
