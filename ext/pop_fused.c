@@ -62,6 +62,7 @@ static ext_statement st_update = {
     "       attempts = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts END,"
     "       attempts_offset = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts_offset END,"
     "       lease_id = u.lease,"
+    "       lease_start = CASE WHEN u.got AND NOT $6 THEN u.done END,"
     "       lease_end = CASE WHEN u.got AND NOT $6 THEN u.fin END,"
     "       lease_expires_at = CASE WHEN u.got AND NOT $6 THEN now() + make_interval(secs => $7) END,"
     "       lease_counted = false,"

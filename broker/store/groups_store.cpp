@@ -33,6 +33,7 @@ group_cursor cursor_at(const db::pg_result& res, int i) {
         r.pending_since = db::opt_timestamp_us(res, i, 13);
         r.pending_seconds = res.int64(i, 14);
         r.committed_at = db::opt_timestamp_us(res, i, 15);
+        r.consumed = res.boolean(i, 16);
     }
     return r;
 }
@@ -52,7 +53,7 @@ asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, cons
     auto res = co_await pool.exec(
         "SELECT consumer_group, queue_name, subscription_at, partition_id, partition_name, committed, last_offset, "
         "lease_id, lease_end, lease_expires_at, attempts, retry_at, last_claimed_at, pending_since, "
-        "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint, committed_at "
+        "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint, committed_at, consumed "
         "FROM queen.group_cursors($1)",
         params, db::result_format::binary);
     std::vector<group_cursor> rows;
@@ -63,7 +64,7 @@ asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, cons
 
 asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool) {
     auto res = co_await pool.exec(
-        "SELECT consumer_group, queue_name, cursors, partitions_with_lag, lag, oldest_waiting_at, max_time_lag, "
+        "SELECT consumer_group, queue_name, members, partitions_with_lag, lag, oldest_waiting_at, max_time_lag, "
         "committed, subscription_mode, subscription_at, registered_at FROM queen.list_group_summaries()",
         {}, db::result_format::binary);
     std::vector<group_summary> out;
@@ -72,7 +73,7 @@ asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool) {
         group_summary g;
         g.group = std::string(res.text(i, 0));
         g.queue = std::string(res.text(i, 1));
-        g.cursors = res.int64(i, 2);
+        g.members = res.int64(i, 2);
         g.partitions_with_lag = res.int64(i, 3);
         g.lag = res.int64(i, 4);
         g.oldest_waiting_at = db::opt_timestamp_us(res, i, 5);

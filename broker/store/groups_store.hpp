@@ -31,6 +31,7 @@ struct group_cursor {
     std::optional<std::int64_t> pending_since;  // createdAt of the oldest message past the cursor
     std::int64_t pending_seconds = 0;           // whole seconds since pending_since, 0 without one
     std::optional<std::int64_t> committed_at;   // when committed last moved
+    bool consumed = false;                      // the group has handed out or committed anything here
 };
 
 // queen.group_cursors: the group's cursors (nullopt: every group's), by group, queue, partition.
@@ -41,7 +42,7 @@ boost::asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& poo
 struct group_summary {
     std::string group;
     std::string queue;
-    std::int64_t cursors = 0;
+    std::int64_t members = 0;  // partitions the group has consumed from (queen.cursor_consumed)
     std::int64_t partitions_with_lag = 0;
     std::int64_t lag = 0;
     std::optional<std::int64_t> oldest_waiting_at;  // first uncommitted message, oldest cursor

@@ -19,13 +19,13 @@ CREATE TEMP TABLE popped (path text, step int, request int, partition_name text,
                           lease_dead_letters int, expired_dead_letters bigint);
 CREATE TEMP TABLE refused (path text, step int, sqlstate text, message text);
 CREATE TEMP TABLE cursors (path text, step int, partition_name text, consumer_group text, committed bigint,
-                           lease_end bigint, leased boolean, lease_live boolean, delivered_to bigint,
+                           lease_start bigint, lease_end bigint, leased boolean, lease_live boolean, delivered_to bigint,
                            attempts int, attempts_offset bigint, retry_at_set boolean, lease_counted boolean);
 
 -- The group's cursors (newest versions) after a step.
 CREATE FUNCTION pg_temp.snapshot(path text, step int) RETURNS void LANGUAGE sql AS $$
     INSERT INTO cursors
-    SELECT path, step, p.name, lc.consumer_group, lc.committed, lc.lease_end, lc.lease_id IS NOT NULL,
+    SELECT path, step, p.name, lc.consumer_group, lc.committed, lc.lease_start, lc.lease_end, lc.lease_id IS NOT NULL,
            lc.lease_expires_at > now(), lc.delivered_to, lc.attempts, lc.attempts_offset,
            lc.retry_at IS NOT NULL, lc.lease_counted
       FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
@@ -171,7 +171,7 @@ SELECT count(DISTINCT lc.lease_id) AS step_1_leases
 
 -- the cursors after every step, and their difference
 SELECT count(*) AS cursor_rows, count(DISTINCT step) AS steps FROM cursors WHERE path = 'ext';
-SELECT pg_temp.paths_differ('cursors', 'step, partition_name, consumer_group, committed, lease_end, leased, lease_live, delivered_to, attempts, attempts_offset, retry_at_set, lease_counted') AS cursors_differing;
+SELECT pg_temp.paths_differ('cursors', 'step, partition_name, consumer_group, committed, lease_start, lease_end, leased, lease_live, delivered_to, attempts, attempts_offset, retry_at_set, lease_counted') AS cursors_differing;
 
 -- the dead letters (the exhausted retries of steps 17-19), and their difference
 CREATE TEMP VIEW letters AS

@@ -134,3 +134,15 @@ END;
 $$;
 COMMENT ON FUNCTION queen.lock_cursors(text, bigint[]) IS
   'Locks a group''s cursors on partitions in partition order, newest version first; their ctids.';
+
+-- queen.cursor_consumed(last_claimed_at, committed_at): whether a group has consumed from the cursor's partition:
+-- a pop handed out messages of it (last_claimed_at) or its committed offset moved (an ack, an
+-- autoAck pop, a seek: committed_at). A group gets a cursor on every partition of its queue
+-- when it registers, so having a cursor says nothing about its consumers; this is what
+-- `members` counts (docs/consumer-groups.md).
+CREATE OR REPLACE FUNCTION queen.cursor_consumed(p_last_claimed_at timestamptz, p_committed_at timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT p_last_claimed_at IS NOT NULL OR p_committed_at IS NOT NULL $$;
+COMMENT ON FUNCTION queen.cursor_consumed(timestamptz, timestamptz) IS
+  'Whether a cursor has handed out or committed anything (its last_claimed_at and committed_at).';

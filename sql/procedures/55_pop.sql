@@ -313,7 +313,7 @@ BEGIN
         ELSE
             UPDATE queen.log_consumers lc
                SET committed = v_committed, attempts = v_attempts, attempts_offset = v_attempt_at,
-                   lease_id = v_lease, lease_end = v_end,
+                   lease_id = v_lease, lease_start = v_committed, lease_end = v_end,
                    lease_expires_at = now() + make_interval(secs => q.lease_time),
                    lease_counted = false, retry_at = NULL, last_claimed_at = now(),
                    delivered_to = greatest(c_delivered, v_end)

@@ -166,6 +166,7 @@ BEGIN
                        attempts = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts END,
                        attempts_offset = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts_offset END,
                        lease_id = CASE WHEN u.fin > u.start THEN v_leases[u.req] END,
+                       lease_start = CASE WHEN u.fin > u.start AND NOT p_auto_ack THEN u.start END,
                        lease_end = CASE WHEN u.fin > u.start AND NOT p_auto_ack THEN u.fin END,
                        lease_expires_at = CASE WHEN u.fin > u.start AND NOT p_auto_ack
                                                THEN now() + make_interval(secs => q.lease_time) END,

@@ -9,17 +9,18 @@
 --   (NULL unless the lease is live: an expired lease is nobody's), attempts (failed
 --   deliveries of the head, committed + 1), retry_at (NULL unless still in the future),
 --   last_claimed_at, pending_since (createdAt of the oldest message past the cursor, NULL
---   when there is none).
+--   when there is none), committed_at, consumed (the group has consumed from the partition:
+--   queen.cursor_consumed).
 -- Reads only; takes no locks. Cost: one index probe into log_segments per cursor with a
 --   backlog.
 
-DROP FUNCTION IF EXISTS queen.group_cursors(text);  -- its columns grew (committed_at)
+DROP FUNCTION IF EXISTS queen.group_cursors(text);  -- its columns grew (committed_at, consumed)
 CREATE FUNCTION queen.group_cursors(p_group text)
 RETURNS TABLE(consumer_group text, queue_name text, registered boolean, subscription_at timestamptz,
               partition_id bigint, partition_name text, committed bigint, last_offset bigint,
               lease_id uuid, lease_end bigint, lease_expires_at timestamptz, attempts integer,
               retry_at timestamptz, last_claimed_at timestamptz, pending_since timestamptz,
-              committed_at timestamptz)
+              committed_at timestamptz, consumed boolean)
 LANGUAGE sql STABLE
 AS $$
     SELECT u.* FROM (
@@ -35,7 +36,7 @@ AS $$
                 (SELECT s.created_at FROM queen.log_segments s
                   WHERE s.partition_id = lc.partition_id AND s.last_offset > lc.committed
                   ORDER BY s.last_offset LIMIT 1) END,
-           lc.committed_at
+           lc.committed_at, queen.cursor_consumed(lc.last_claimed_at, lc.committed_at)
       FROM queen.log_consumers lc
       JOIN queen.log_partitions p ON p.id = lc.partition_id
       JOIN queen.queues q ON q.id = lc.queue_id
@@ -45,7 +46,7 @@ AS $$
      WHERE p_group IS NULL OR lc.consumer_group = p_group
     UNION ALL
     SELECT g.consumer_group, g.queue_name, true, g.subscription_at,
-           NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+           NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
       FROM queen.consumer_groups g
      WHERE (p_group IS NULL OR g.consumer_group = p_group)
        AND NOT EXISTS (SELECT 1 FROM queen.log_consumers lc
@@ -53,7 +54,7 @@ AS $$
                         WHERE q.name = g.queue_name AND lc.consumer_group = g.consumer_group)
     ) u(consumer_group, queue_name, registered, subscription_at, partition_id, partition_name, committed,
         last_offset, lease_id, lease_end, lease_expires_at, attempts, retry_at, last_claimed_at, pending_since,
-        committed_at)
+        committed_at, consumed)
     ORDER BY u.consumer_group COLLATE "C", u.queue_name COLLATE "C", u.partition_name COLLATE "C"
 $$;
 COMMENT ON FUNCTION queen.group_cursors(text) IS

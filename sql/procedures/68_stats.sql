@@ -13,13 +13,24 @@ AS $$ SELECT x'5354'::bigint << 48 $$;
 COMMENT ON FUNCTION queen.stats_lock_key() IS
   'Session advisory lock key held by the stats refresh in progress.';
 
+-- queen.cursor_counts gained a column (consumed): drop an older form where it is installed.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc
+                WHERE oid = to_regprocedure('queen.cursor_counts(bigint[])')
+                  AND NOT ('consumed' = ANY (proargnames))) THEN
+        DROP FUNCTION queen.cursor_counts(bigint[]);
+    END IF;
+END
+$$;
+
 -- queen.cursor_counts(partition ids): every cursor of those partitions with its lag, leased
 -- count and dead letters (the rule above, in one place); the cursors come from
 -- queen.partition_cursors, which does not visit the versions a held snapshot keeps.
 CREATE OR REPLACE FUNCTION queen.cursor_counts(p_partition_ids bigint[])
 RETURNS TABLE(partition_id bigint, queue_id bigint, consumer_group text, committed bigint, head bigint,
               lag bigint, leased bigint, live boolean, ready_at timestamptz, lease_id uuid,
-              lease_expires_at timestamptz, dead_letters bigint)
+              lease_expires_at timestamptz, dead_letters bigint, consumed boolean)
 LANGUAGE sql STABLE
 AS $$
     SELECT c.partition_id, c.queue_id, c.consumer_group, c.committed, h.last_offset,
@@ -27,13 +38,14 @@ AS $$
            CASE WHEN l.live THEN greatest(least(c.lease_end, h.last_offset) - c.committed, 0) ELSE 0 END,
            l.live, c.ready_at, CASE WHEN l.live THEN c.lease_id END, CASE WHEN l.live THEN c.lease_expires_at END,
            (SELECT count(*) FROM queen.dead_letters d
-             WHERE d.partition_id = c.partition_id AND d.consumer_group = c.consumer_group)
+             WHERE d.partition_id = c.partition_id AND d.consumer_group = c.consumer_group),
+           queen.cursor_consumed(c.last_claimed_at, c.committed_at)
       FROM queen.partition_cursors(p_partition_ids) c
      CROSS JOIN LATERAL queen.partition_head(c.partition_id) h
      CROSS JOIN LATERAL (SELECT coalesce(c.lease_id IS NOT NULL AND c.lease_expires_at > now(), false) AS live) l
 $$;
 COMMENT ON FUNCTION queen.cursor_counts(bigint[]) IS
-  'Per cursor of the given partitions: lag, leased count, live lease and dead letters.';
+  'Per cursor of the given partitions: lag, leased count, live lease, dead letters and whether it consumed.';
 
 -- queen.partition_stats(partition ids): per partition total, pending, processing, completed
 -- and dead letters (the rule above), its newest createdAt, and the createdAt of the oldest
@@ -103,11 +115,11 @@ BEGIN
      GROUP BY ps.queue_id;
     INSERT INTO queen.group_stats (snapshot_id, page, queue_id, consumer_group, cursors, partitions_with_lag,
                                    lag, ready, leased, max_lag, committed, oldest_waiting_at,
-                                   oldest_leased_at, dead_letters)
+                                   oldest_leased_at, dead_letters, members)
     SELECT p_snapshot_id, p_page, c.queue_id, c.consumer_group, count(*), count(*) FILTER (WHERE c.lag > 0),
            sum(c.lag), sum(c.lag - c.leased), sum(c.leased), max(c.lag), sum(c.committed),
            min(c.ready_at) FILTER (WHERE c.lag > 0), min(c.ready_at) FILTER (WHERE c.leased > 0),
-           sum(c.dead_letters)
+           sum(c.dead_letters), count(*) FILTER (WHERE c.consumed)
       FROM queen.cursor_counts(v_ids) c
      GROUP BY c.queue_id, c.consumer_group;
     RETURN QUERY SELECT v_ids[array_length(v_ids, 1)], array_length(v_ids, 1);

@@ -2,15 +2,26 @@
 -- per (group, queue) from the stats snapshot (68_stats.sql), and the lagging cursors, read
 -- per (queue, group) through log_consumers_ready, so their cost follows the answer.
 
+-- queen.list_group_summaries gained a column (members): drop an older form where it is installed.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_proc
+                WHERE oid = to_regprocedure('queen.list_group_summaries()')
+                  AND NOT ('members' = ANY (proargnames))) THEN
+        DROP FUNCTION queen.list_group_summaries();
+    END IF;
+END
+$$;
+
 -- queen.list_group_summaries(): one row per registered (group, queue), by group then queue,
 -- with the snapshot's counts (zero before the pair's first snapshot; max_time_lag in seconds from
 -- the snapshot's oldest waiting message) and the subscription:
 -- mode 'all' (from the beginning), 'new' (from the registration) or 'timestamp'; NULL for
--- queue mode.
+-- queue mode; members, the partitions the group has consumed from (queen.cursor_consumed).
 CREATE OR REPLACE FUNCTION queen.list_group_summaries()
 RETURNS TABLE(consumer_group text, queue_name text, cursors bigint, partitions_with_lag bigint, lag bigint,
               oldest_waiting_at timestamptz, max_time_lag bigint, committed bigint, subscription_mode text,
-              subscription_at timestamptz, registered_at timestamptz)
+              subscription_at timestamptz, registered_at timestamptz, members bigint)
 LANGUAGE sql STABLE
 AS $$
     SELECT g.consumer_group, g.queue_name, coalesce(s.cursors, 0), coalesce(s.with_lag, 0), coalesce(s.lag, 0),
@@ -19,12 +30,13 @@ AS $$
                 WHEN g.subscription_at IS NULL THEN 'all'
                 WHEN g.subscription_at = g.created_at THEN 'new'
                 ELSE 'timestamp' END,
-           g.subscription_at, g.created_at
+           g.subscription_at, g.created_at, coalesce(s.members, 0)
       FROM queen.consumer_groups g
       LEFT JOIN queen.queues q ON q.name = g.queue_name
       LEFT JOIN (SELECT gs.queue_id, gs.consumer_group, sum(gs.cursors)::bigint AS cursors,
                         sum(gs.partitions_with_lag)::bigint AS with_lag, sum(gs.lag)::bigint AS lag,
-                        min(gs.oldest_waiting_at) AS oldest, sum(gs.committed)::bigint AS committed
+                        min(gs.oldest_waiting_at) AS oldest, sum(gs.committed)::bigint AS committed,
+                        sum(gs.members)::bigint AS members
                    FROM queen.group_stats gs
                   WHERE gs.snapshot_id = queen.stats_snapshot_id()
                   GROUP BY gs.queue_id, gs.consumer_group) s
@@ -32,7 +44,7 @@ AS $$
      ORDER BY g.consumer_group COLLATE "C", g.queue_name COLLATE "C"
 $$;
 COMMENT ON FUNCTION queen.list_group_summaries() IS
-  'Per registered (group, queue): snapshot counts and the subscription, by group then queue.';
+  'Per registered (group, queue): snapshot counts (members: partitions consumed from) and the subscription, by group then queue.';
 
 -- queen.lagging_cursors(min seconds): every cursor whose first uncommitted message is older
 -- than that (strictly), largest time lag first. The (queue, group) pairs with cursors are found

@@ -250,7 +250,10 @@ AS $$
                  WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL) qm
     ), leases AS (
         SELECT count(*) AS active, count(DISTINCT c.partition_id) AS partitions,
-               coalesce(sum(greatest(c.lease_end - c.committed, 0)), 0) AS batch
+               -- Per live lease, what it handed out when it was taken and what has been
+               -- acknowledged of it since (migration 23; a lease older than that: what is left).
+               coalesce(sum(greatest(c.lease_end - coalesce(c.lease_start, c.committed), 0)), 0) AS batch,
+               coalesce(sum(greatest(c.committed - coalesce(c.lease_start, c.committed), 0)), 0) AS acked
           FROM queen.log_consumers c
           JOIN queen.queues q ON q.id = c.queue_id
          WHERE c.lease_id IS NOT NULL AND c.lease_expires_at > now()
@@ -267,7 +270,7 @@ AS $$
            CASE WHEN life.push_requests > 0 THEN round(life.push_messages::numeric / life.push_requests, 2) ELSE 0 END,
            CASE WHEN life.pop_requests > 0 THEN round(life.pop_messages::numeric / life.pop_requests, 2) ELSE 0 END,
            CASE WHEN life.ack_requests > 0 THEN round(life.ack_messages::numeric / life.ack_requests, 2) ELSE 0 END,
-           leases.active, leases.partitions, leases.batch::bigint, NULL::bigint,
+           leases.active, leases.partitions, leases.batch::bigint, leases.acked::bigint,
            snap.dead_letter::bigint, snap.dlq_partitions::bigint,
            win.db_errors::bigint, win.ack_failed::bigint, win.dead_lettered::bigint,
            queen.stats_age()

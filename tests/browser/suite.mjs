@@ -16,6 +16,7 @@ if (!BASE || !SHOTS) throw new Error('QUEEN_URL and SCREENSHOTS must be set');
 
 const ORDERS = 'dash-orders';
 const AUDIT = 'dash-audit';
+const LEASES = 'dash-leases';
 const GROUP = 'billing';
 const TRACE = 'checkout-42';
 const ERROR_TEXT = 'card declined: known error';
@@ -247,9 +248,10 @@ test('message browser lists statuses, detail shows payload and groups', async ()
 
 test('consumer groups with lag', async () => {
   await visit('/groups', 'groups');
-  // billing has a cursor on each of the three partitions; p1 lags 2 (4, 5), p2 lags 2.
+  // billing has a cursor on each of the three partitions but consumed from p1 only (the
+  // partitions column, Queen's `members`); p1 lags 2 (4, 5), p2 lags 2.
   const g = await row('groups', GROUP);
-  expectEq([g[0], g[1], g[2], g[3], g[4], g[6]].join('|'), `${GROUP}|${ORDERS}|3|2|4|Stable`, 'billing row');
+  expectEq([g[0], g[1], g[2], g[3], g[4], g[6]].join('|'), `${GROUP}|${ORDERS}|1|2|4|Stable`, 'billing row');
   await screenshot('groups');
 });
 
@@ -327,6 +329,17 @@ test('traces by name', async () => {
 });
 
 test('analytics over the last hour', async () => {
+  // A live lease of 4 messages with 1 acknowledged, on a queue of its own: the live-leases
+  // card counts its size and its acks beside the leases earlier tests left alive.
+  const base = (await call('GET', '/api/v1/status')).leases;
+  await call('POST', '/api/v1/push', { items: [1, 2, 3, 4].map((n) => ({ queue: LEASES, partition: 'p1', payload: { n } })) });
+  const held = await call('GET', `/api/v1/pop/queue/${LEASES}?batch=4&consumerGroup=${GROUP}`);
+  expectEq(held.messages.length, 4, 'leases pop');
+  const m1 = held.messages[0];
+  const acked = await call('POST', '/api/v1/ack', { transactionId: m1.transactionId, partitionId: m1.partitionId, leaseId: m1.leaseId, consumerGroup: GROUP, status: 'completed' });
+  if (!acked.success) throw new Error(`lease ack failed: ${JSON.stringify(acked)}`);
+  const leases = (await call('GET', '/api/v1/status')).leases;
+  expectEq([leases.active - base.active, leases.totalBatchSize - base.totalBatchSize, leases.totalAcked - base.totalAcked].join('|'), '1|4|1', 'the new lease in /api/v1/status');
   // A flush may land while the page loads: the page shows the count read before or after it.
   const pushed = async () => (await call('GET', '/api/v1/analytics/worker-metrics')).summary.totalPushMessages;
   const before = await pushed();
@@ -340,6 +353,9 @@ test('analytics over the last hour', async () => {
   if (Number(orders[1]) < 7) throw new Error(`dash-orders pushed ${orders[1]}`);
   // dash-audit: 3 pushed; popped 3 in queue mode and 2 by fraud.
   expectEq((await row('queue-totals', AUDIT)).slice(0, 3).join('|'), `${AUDIT}|3|5`, 'dash-audit pushed, popped');
+  expectEq(await text('[data-stat="a-leases"]'), String(leases.active), 'live leases');
+  expectEq(await text('[data-stat="a-lease-batch"]'), String(leases.totalBatchSize), 'live leases: total batch size');
+  expectEq(await text('[data-stat="a-lease-acked"]'), String(leases.totalAcked), 'live leases: total acked');
   await page.waitForSelector('[data-chart="ops"] svg', { timeout: 10000 });
   await screenshot('analytics');
 });

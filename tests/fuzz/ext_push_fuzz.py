@@ -74,7 +74,7 @@ SELECT 'popped', f.round, f.step, f.request, q.name, p.name, f.leased, f.span_st
        f.segments, f.skip_offsets, f.leases_expired, f.redelivered, f.lease_dead_letters, f.expired_dead_letters
   FROM fz_popped f LEFT JOIN queen.log_partitions p ON p.id = f.partition_id
   LEFT JOIN queen.queues q ON q.id = p.queue_id ORDER BY 2, 3, 4, 5, 6;
-SELECT 'cursor', q.name, p.name, lc.consumer_group, lc.committed, lc.lease_end, lc.lease_id IS NOT NULL,
+SELECT 'cursor', q.name, p.name, lc.consumer_group, lc.committed, lc.lease_start, lc.lease_end, lc.lease_id IS NOT NULL,
        lc.lease_expires_at > now(), lc.delivered_to, lc.attempts, lc.attempts_offset, lc.lease_counted
   FROM queen.log_consumers lc JOIN queen.log_partitions p ON p.id = lc.partition_id
   JOIN queen.queues q ON q.id = p.queue_id

@@ -55,7 +55,7 @@ std::string render_group_list(const std::vector<store::group_summary>& rows) {
             .value(g.queue)
             .end_array()
             .field("queueName", g.queue)
-            .field("members", g.cursors)
+            .field("members", g.members)
             .field("partitionsWithLag", g.partitions_with_lag)
             .field("totalLag", g.lag)
             .field("maxTimeLag", g.max_time_lag)
@@ -77,11 +77,12 @@ std::string render_group_detail(const std::vector<store::group_cursor>& rows) {
         std::size_t j = i;
         while (j < rows.size() && rows[j].queue == rows[i].queue) ++j;
         bool any = false;
-        for (std::size_t k = i; k < j; ++k) any = any || rows[k].has_cursor;
+        // The partitions the group has consumed from, as Queen lists them (docs/consumer-groups.md).
+        for (std::size_t k = i; k < j; ++k) any = any || (rows[k].has_cursor && rows[k].consumed);
         if (any) {
             out.dynamic_key(rows[i].queue).begin_object().key("partitions").begin_array();
             for (std::size_t k = i; k < j; ++k)
-                if (rows[k].has_cursor) write_partition(out, rows[k]);
+                if (rows[k].has_cursor && rows[k].consumed) write_partition(out, rows[k]);
             out.end_array().end_object();
         }
         i = j;

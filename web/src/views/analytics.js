@@ -1,7 +1,7 @@
 // Analytics over a chosen window: operations per second and pop lag
 // (/api/v1/analytics/worker-metrics), CPU and memory per broker
-// (/api/v1/analytics/system-metrics), per-queue totals (/api/v1/analytics/queue-ops) and the
-// cluster's message totals (/api/v1/status).
+// (/api/v1/analytics/system-metrics), per-queue totals (/api/v1/analytics/queue-ops), the
+// cluster's message totals and the live leases (/api/v1/status).
 import { get } from '../api.js';
 import { lineChart, seriesOf } from '../chart.js';
 import { h, replace, stat, table } from '../dom.js';
@@ -58,6 +58,15 @@ export default async function analytics(root, ctx) {
       stat('DB errors', num(s.totalDbErrors), 'a-db-errors'),
       stat('Lifetime completed', num(status.messages.completed), 'a-completed'),
       stat('Batch push / pop / ack', `${rate(status.messages.batchEfficiency.push)} / ${rate(status.messages.batchEfficiency.pop)} / ${rate(status.messages.batchEfficiency.ack)}`, 'a-batch'),
+    ),
+    // The leases alive now: what each handed out when it was taken, and how much of it has
+    // been acknowledged since (Queen's live-leases card).
+    h('h2', {}, 'Live leases'),
+    h('div', { class: 'stats' },
+      stat('Leases', num(status.leases.active), 'a-leases'),
+      stat('Partitions leased', num(status.leases.partitionsWithLeases), 'a-lease-partitions'),
+      stat('Total batch size', num(status.leases.totalBatchSize), 'a-lease-batch'),
+      stat('Total acked', num(status.leases.totalAcked), 'a-lease-acked'),
     ),
     h('div', { class: 'charts' },
       lineChart({ title: 'Operations per second', series: seriesOf(workers.timeSeries, 'timestamp', [['pushPerSecond', 'push/s'], ['popPerSecond', 'pop/s'], ['ackPerSecond', 'ack/s']]), test: 'ops', window: span }),

@@ -25,7 +25,7 @@ export default async function groups(root, ctx) {
       [
         { label: 'Group', cell: (g) => link(`/groups/${encodeURIComponent(g.name)}`, g.name) },
         { label: 'Queue', cell: (g) => link(`/queues/${encodeURIComponent(g.queueName)}`, g.queueName) },
-        { label: 'Cursors', cell: (g) => num(g.members), num: true },
+        { label: 'Partitions consumed', cell: (g) => num(g.members), num: true },
         { label: 'With lag', cell: (g) => num(g.partitionsWithLag), num: true },
         { label: 'Lag (messages)', cell: (g) => num(g.totalLag), num: true },
         { label: 'Time lag', cell: (g) => duration(g.maxTimeLag), num: true },
