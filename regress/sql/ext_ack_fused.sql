@@ -5,7 +5,7 @@ SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
 -- pg_regress runs psql in its input directory
-\i include/paths_differ.sql
+\i include/differential.sql
 SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
 DROP EXTENSION IF EXISTS queen_ext;
 
@@ -68,15 +68,10 @@ BEGIN
     PERFORM pg_temp.fused(path, 6, ARRAY[1, 2], ARRAY['a'], ARRAY['a4'], ARRAY[NULL]::bigint[], ARRAY['completed']);
 END $$;
 
-SELECT pg_temp.scenario('stock');
-CREATE EXTENSION queen_ext;
-SELECT pg_temp.scenario('ext');
+SELECT pg_temp.run_both_paths();
 
 -- the C paths ran
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_get_function_calls(
-    'queen_ext.ack_fused(text,integer[],bigint[],text[],bigint[],uuid[],text[],text[])'::regprocedure) > 0
-    AS c_fused_called;
+SELECT pg_temp.c_path_ran('queen_ext.ack_fused(text,integer[],bigint[],text[],bigint[],uuid[],text[],text[])') AS c_fused_called;
 
 -- the answers, as the C path gave them, and their difference from the stock path's
 SELECT step, item, success, msg_offset, noop, dlq, lease_released, error, queue_name

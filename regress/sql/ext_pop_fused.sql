@@ -7,7 +7,7 @@ SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
 -- pg_regress runs psql in its input directory
-\i include/paths_differ.sql
+\i include/differential.sql
 SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
 CREATE EXTENSION IF NOT EXISTS queen_ext;
 \i sql/pop_fused.sql
@@ -146,15 +146,10 @@ BEGIN
     PERFORM pg_temp.pop(path, 16, 'pq', 'g', ARRAY[1], ARRAY[0], false);
 END $$;
 
-SELECT pg_temp.scenario('stock');
-CREATE EXTENSION queen_ext;
-SELECT pg_temp.scenario('ext');
+SELECT pg_temp.run_both_paths();
 
 -- the C path ran
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_get_function_calls(
-    'queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)'::regprocedure) > 0
-    AS c_pop_called;
+SELECT pg_temp.c_path_ran('queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)') AS c_pop_called;
 
 -- the answers, as the C path gave them, and their difference from the stock path's
 SELECT step, request, partition_name, leased, span_start, span_end, seg_first, segments, skip_offsets,

@@ -6,7 +6,7 @@ SET client_min_messages = warning;
 SET track_functions = 'all';
 \set VERBOSITY terse
 -- pg_regress runs psql in its input directory
-\i include/paths_differ.sql
+\i include/differential.sql
 SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'queen_ext') AS had_extension \gset
 DROP EXTENSION IF EXISTS queen_ext;
 
@@ -83,15 +83,10 @@ BEGIN
     PERFORM pg_temp.step(path, 30, ARRAY['q4'], ARRAY[NULL], ARRAY[1], ARRAY['t1'], NULL, NULL, ARRAY['1']);
 END $$;
 
-SELECT pg_temp.scenario('stock');
-CREATE EXTENSION queen_ext;
-SELECT pg_temp.scenario('ext');
+SELECT pg_temp.run_both_paths();
 
 -- the C path ran
-SELECT pg_stat_force_next_flush();
-SELECT pg_stat_get_function_calls(
-    'queen_ext.push(text[],text[],integer[],text[],uuid[],text[],text[])'::regprocedure) > 0
-    AS c_push_called;
+SELECT pg_temp.c_path_ran('queen_ext.push(text[],text[],integer[],text[],uuid[],text[],text[])') AS c_push_called;
 SELECT count(*) FILTER (WHERE s.codec = 1) > 0 AS ext_has_zstd,
        count(*) FILTER (WHERE s.codec = 1 AND q.name LIKE 'stock%') AS stock_zstd
   FROM queen.log_segments s JOIN queen.log_partitions p ON p.id = s.partition_id
