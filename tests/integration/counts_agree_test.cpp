@@ -18,20 +18,23 @@ namespace {
 
 using nlohmann::json;
 
-class CountsAgree : public ::testing::Test {
+// A suite's own database and broker (snapshot every 200 ms), started by start() from the
+// suite's SetUpTestSuite and stopped after its last test; Suite names the suite, so that
+// each has its own.
+template <class Suite>
+class own_broker : public ::testing::Test {
 protected:
-    static void SetUpTestSuite() {
+    // Starts them and pushes `per_partition` messages to each of orders' partitions p0..p4.
+    static http_client start(int per_partition) {
         db = new test_cluster();
         b = new broker_process(db->conninfo(), {{"QUEEN_STATS_INTERVAL_MS", "200"}});
         auto c = client_of(*b);
         for (int p = 0; p < 5; ++p) {
             std::vector<json> payloads;
-            for (int i = 0; i < 10; ++i) payloads.push_back(json{{"p", p}, {"i", i}});
+            for (int i = 0; i < per_partition; ++i) payloads.push_back(json{{"p", p}, {"i", i}});
             push_payloads(c, "orders", "p" + std::to_string(p), payloads);
         }
-        auto popped = pop(c, "orders", "batch=10&consumerGroup=workers");
-        ASSERT_EQ(popped.status, 200) << popped.body;
-        ASSERT_EQ(popped.json()["messages"].size(), 10u);
+        return c;
     }
     static void TearDownTestSuite() {
         delete b;
@@ -40,12 +43,20 @@ protected:
         db = nullptr;
     }
 
-    static test_cluster* db;
-    static broker_process* b;
+    static inline test_cluster* db = nullptr;
+    static inline broker_process* b = nullptr;
     http_client c = client_of(*b);
 };
-test_cluster* CountsAgree::db = nullptr;
-broker_process* CountsAgree::b = nullptr;
+
+class CountsAgree : public own_broker<CountsAgree> {
+protected:
+    static void SetUpTestSuite() {
+        auto c = start(10);
+        auto popped = pop(c, "orders", "batch=10&consumerGroup=workers");
+        ASSERT_EQ(popped.status, 200) << popped.body;
+        ASSERT_EQ(popped.json()["messages"].size(), 10u);
+    }
+};
 
 TEST_F(CountsAgree, OnePendingAndOneProcessingOnEveryRoute) {
     // The listings read the stats snapshot: wait for one taken after the pop.
@@ -80,17 +91,10 @@ TEST_F(CountsAgree, OnePendingAndOneProcessingOnEveryRoute) {
     EXPECT_EQ(overview["messages"]["processing"], 10) << overview.dump();
 }
 
-class QueenDashboardWorkload : public ::testing::Test {
+class QueenDashboardWorkload : public own_broker<QueenDashboardWorkload> {
 protected:
     static void SetUpTestSuite() {
-        db = new test_cluster();
-        b = new broker_process(db->conninfo(), {{"QUEEN_STATS_INTERVAL_MS", "200"}});
-        auto c = client_of(*b);
-        for (int p = 0; p < 5; ++p) {
-            std::vector<json> payloads;
-            for (int i = 0; i < 34; ++i) payloads.push_back(json{{"p", p}, {"i", i}});
-            push_payloads(c, "orders", "p" + std::to_string(p), payloads);
-        }
+        auto c = start(34);
         std::vector<json> audit;
         for (int i = 0; i < 30; ++i) audit.push_back(json{{"a", i}});
         push_payloads(c, "audit", "", audit);
@@ -113,25 +117,10 @@ protected:
         lease = msgs[0]["leaseId"].get<std::string>();
         rest = json::array({msgs[25], msgs[26]});
     }
-    static void TearDownTestSuite() {
-        delete b;
-        delete db;
-        b = nullptr;
-        db = nullptr;
-    }
-
-    static test_cluster* db;
-    static broker_process* b;
-    static std::string partition;  // the one `workers` consumed from
-    static std::string lease;      // its live lease
-    static json rest;              // two of the messages it has not acknowledged yet
-    http_client c = client_of(*b);
+    static inline std::string partition;  // the one `workers` consumed from
+    static inline std::string lease;      // its live lease
+    static inline json rest;              // two of the messages it has not acknowledged yet
 };
-test_cluster* QueenDashboardWorkload::db = nullptr;
-broker_process* QueenDashboardWorkload::b = nullptr;
-std::string QueenDashboardWorkload::partition;
-std::string QueenDashboardWorkload::lease;
-json QueenDashboardWorkload::rest;
 
 TEST_F(QueenDashboardWorkload, MembersCountThePartitionsTheGroupConsumedFrom) {
     json row;
