@@ -6,6 +6,7 @@
 #include "api/openapi.hpp"
 #include "api/route_guard.hpp"
 #include "api/route_table.hpp"
+#include "api/streams/handlers.hpp"
 #include "http/responses.hpp"
 
 #include <array>
@@ -46,6 +47,12 @@ const std::array routes{
     route_spec{bhttp::post, "/api/v1/ack/batch", handle_ack_batch, read_write, "Acknowledge several messages"},
     route_spec{bhttp::post, "/api/v1/transaction", handle_transaction, read_write,
                "Pushes and acknowledgements in one transaction"},
+    route_spec{bhttp::post, "/streams/v1/queries", handle_stream_register, read_write,
+               "Register a stream query by name (idempotent; a changed config_hash needs reset)"},
+    route_spec{bhttp::post, "/streams/v1/state/get", handle_stream_state_get, read_only,
+               "A stream lane's state rows, sorted by key"},
+    route_spec{bhttp::post, "/streams/v1/cycle", handle_stream_cycle, read_write,
+               "A stream cycle: state ops, sink pushes and the source ack in one transaction"},
     route_spec{bhttp::get, "/api/v1/resources/queues", handle_list_queues, read_only,
                "Queues with their counts (stats snapshot)"},
     route_spec{bhttp::get, "/api/v1/resources/overview", handle_resources_overview, read_only,

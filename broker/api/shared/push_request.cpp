@@ -46,7 +46,8 @@ std::optional<std::string> optional_string(const json_field& field, const std::s
     return std::string(field.text);
 }
 
-domain::push_item parse_item(simdjson::ondemand::value element, std::size_t index, const config::limits& lim) {
+domain::push_item parse_item(simdjson::ondemand::value element, std::size_t index, const config::limits& lim,
+                             bool& id_generated) {
     const std::string name = fmt::format("items[{}]", index);
     const std::string where = name + ".";
     if (take(element.type()) != json_type::object) throw bad_request(name + " must be an object");
@@ -61,8 +62,10 @@ domain::push_item parse_item(simdjson::ondemand::value element, std::size_t inde
     if (auto tx = optional_string(f.transaction_id, where + "transactionId")) {
         check_name(where + "transactionId", *tx, lim);
         item.transaction_id = std::move(*tx);
+        id_generated = false;
     } else {
         item.transaction_id = generate_uuid_v7();
+        id_generated = true;
     }
     if (auto trace = optional_string(f.trace_id, where + "traceId")) {
         auto uuid = segment::parse_uuid(*trace);
@@ -81,7 +84,8 @@ domain::push_item parse_item(simdjson::ondemand::value element, std::size_t inde
 }  // namespace
 
 std::vector<domain::push_item> parse_push_items(const json_text_body& body, ondemand_parsers& parsers,
-                                                std::size_t level, const json_field& items, const config::limits& lim) {
+                                                std::size_t level, const json_field& items, const config::limits& lim,
+                                                std::vector<bool>* ids_generated) {
     if (items.absent_or_null()) throw bad_request("items is required and must be an array");
     if (items.type != json_type::array)
         throw bad_request(fmt::format("items must be an array, got {}", json_type_name(items.type)));
@@ -93,7 +97,11 @@ std::vector<domain::push_item> parse_push_items(const json_text_body& body, onde
                         fmt::format("a push may carry at most {} items, got {}", lim.max_push_items, count));
     std::vector<domain::push_item> out;
     out.reserve(count);
-    for (auto element : array) out.push_back(parse_item(take(std::move(element)), out.size(), lim));
+    for (auto element : array) {
+        bool generated = false;
+        out.push_back(parse_item(take(std::move(element)), out.size(), lim, generated));
+        if (ids_generated) ids_generated->push_back(generated);
+    }
     return out;
 }
 

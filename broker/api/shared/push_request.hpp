@@ -25,8 +25,10 @@ struct push_request {
 push_request parse_push(std::string_view body, const config::limits& lim);
 
 // The items of a push from its envelope's `items` field (read raw); errors name the field
-// `items` and `items[i]`; parsers.at(level) is free for this walk.
+// `items` and `items[i]`; parsers.at(level) is free for this walk. With ids_generated, one
+// element per item tells whether its transactionId was generated (the item had none).
 std::vector<domain::push_item> parse_push_items(const json_text_body& body, ondemand_parsers& parsers,
-                                                std::size_t level, const json_field& items, const config::limits& lim);
+                                                std::size_t level, const json_field& items, const config::limits& lim,
+                                                std::vector<bool>* ids_generated = nullptr);
 
 }  // namespace queen::api

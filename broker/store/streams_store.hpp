@@ -1,0 +1,91 @@
+#pragma once
+// Store layer (see store/queues_store.hpp): the state store and cycles of streams
+// (docs/streams.md, sql/procedures/98_streams.sql).
+#include "db/pg_pool.hpp"
+#include "domain/push_item.hpp"
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace queen::store {
+
+struct stream_registration {
+    std::string query_id;
+    bool fresh = false;
+    bool reset = false;
+    bool conflict = false;  // another config_hash is stored and reset was not asked for
+};
+
+// queen.stream_register: registers (or updates, or resets) the query named `name`.
+boost::asio::awaitable<stream_registration> register_stream_query(db::pg_pool& pool, const std::string& name,
+                                                                  const std::string& source_queue,
+                                                                  const std::optional<std::string>& sink_queue,
+                                                                  const std::string& config_hash, bool reset);
+
+struct stream_state_filter {
+    std::vector<std::string> keys;  // empty: every key
+    std::optional<std::string> key_prefix;
+    std::optional<std::string> ripe_at_or_before;  // a JSON number's text
+};
+
+struct stream_state_row {
+    std::string key;
+    std::string value;  // JSON text
+    std::int64_t updated_at_us = 0;
+};
+
+// queen.stream_state_get: the lane's rows sorted by key, at most `limit` of them.
+boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& pool, const std::string& query_id,
+                                                                   std::int64_t partition_id,
+                                                                   const stream_state_filter& filter,
+                                                                   std::size_t limit);
+
+struct stream_state_op {
+    bool upsert = true;  // false: delete
+    std::string key;
+    std::string value;  // JSON text, for an upsert
+};
+
+struct stream_cycle_ack {
+    std::string transaction_id;
+    std::optional<std::int64_t> offset;    // when the broker resolved it itself
+    std::optional<std::string> lease_id;   // canonical UUID text
+    bool dead_letter = false;              // failed/dlq; else completed
+    std::optional<std::string> error;
+};
+
+struct stream_cycle_call {
+    std::string query_id;
+    std::int64_t partition_id = 0;
+    std::string consumer_group;
+    std::vector<stream_state_op> state_ops;
+    std::vector<domain::push_item> push_items;
+    std::vector<bool> derive_transaction_id;  // per push item: sent without one
+    std::optional<stream_cycle_ack> ack;
+    bool release_lease = true;
+};
+
+struct stream_cycle_outcome {
+    bool success = false;
+    std::string error;  // when not success
+    std::size_t state_ops_applied = 0;
+    // Per push item in request order (when success): its outcome and transaction id.
+    std::vector<domain::push_outcome> push;
+    std::vector<std::string> push_transaction_ids;
+    bool acked = false;
+    bool ack_noop = false;
+    bool ack_dlq = false;
+    bool lease_released = false;
+    std::optional<std::string> source_queue;  // the query's source queue
+};
+
+// queen.stream_cycle: the cycle in ONE transaction, all of it or nothing (success false with the
+// failure). Throws db::pg_error QNDEC like store::apply_acks when the ack must be resolved by
+// the broker's decoder.
+boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool, const stream_cycle_call& call);
+
+}  // namespace queen::store
