@@ -58,6 +58,8 @@ std::string body_of(const api::route_spec& r, const state& s, bool refused) {
     const std::string path(r.path);
     if (path == "/api/v1/push") return push_body(s.queue);
     if (path == "/api/v1/configure") return json{{"queue", s.created_queue}}.dump();
+    if (path == "/streams/v1/queries")
+        return json{{"name", s.created_queue}, {"source_queue", s.queue}, {"config_hash", "h"}}.dump();
     if (path == "/api/v1/transaction")
         return json{{"operations", {{{"type", "push"}, {"items", {{{"queue", s.queue}, {"payload", 2}}}}}}}}.dump();
     if (path.rfind("/api/v1/system/maintenance", 0) == 0) return json{{"enabled", refused}}.dump();
@@ -139,6 +141,8 @@ TEST(AuthRouteTable, EveryRouteNeedsItsLevelAndRefusalsChangeNothing) {
     // Nothing the refused requests asked for happened.
     EXPECT_EQ(stored_messages(s.queue), 1);
     EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = " + quote(s.created_queue)), "0");
+    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.stream_queries WHERE name = " + quote(s.created_queue)),
+              "0");
     EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.message_tombstones WHERE partition_id = " +
                                 s.partition_id),
               "0");

@@ -174,8 +174,11 @@ stream_register_request parse_stream_register(std::string_view text, const limit
     out.config_hash = required_string(body, "config_hash");
     if (const json* sink = present_field(body, "sink_queue")) {
         if (!sink->is_string()) throw bad_request("sink_queue must be a string or null");
-        out.sink_queue = sink->get<std::string>();
-        check_name("sink_queue", *out.sink_queue, lim);
+        // An empty sink_queue names no queue: a query without a sink, as null.
+        if (!sink->get_ref<const std::string&>().empty()) {
+            out.sink_queue = sink->get<std::string>();
+            check_name("sink_queue", *out.sink_queue, lim);
+        }
     }
     if (const json* reset = present_field(body, "reset")) {
         if (!reset->is_boolean()) throw bad_request("reset must be a boolean");
