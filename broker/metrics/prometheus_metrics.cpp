@@ -57,6 +57,20 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
                                 .Register(*registry_)),
       wakeups_family_(counter(*registry_, "queen_longpoll_wakeups_total", "Parked pops woken, by reason")),
       db_errors_family_(counter(*registry_, "queen_db_errors_total", "Failed statements by SQLSTATE class")),
+      stream_cycles_family_(counter(*registry_, "queen_stream_cycles_total",
+                                    "Stream cycles answered, by result (committed, or failed with nothing applied)")),
+      stream_state_ops_family_(
+          counter(*registry_, "queen_stream_state_ops_total", "State ops of committed stream cycles, by type")),
+      stream_cycles_committed_(stream_cycles_family_.Add({{"result", "committed"}})),
+      stream_cycles_failed_(stream_cycles_family_.Add({{"result", "failed"}})),
+      stream_upserts_(stream_state_ops_family_.Add({{"type", "upsert"}})),
+      stream_deletes_(stream_state_ops_family_.Add({{"type", "delete"}})),
+      stream_sink_pushes_(counter(*registry_, "queen_stream_sink_pushes_total",
+                                  "Sink push items of committed stream cycles (duplicates included)")
+                              .Add({})),
+      stream_cycle_seconds_(histogram(*registry_, "queen_stream_cycle_seconds",
+                                      "Time of a stream cycle in the database, failed ones included",
+                                      seconds_buckets())),
       published_(published_family_, {"queue"}),
       duplicate_(duplicate_family_, {"queue"}),
       buffered_(buffered_family_, {"queue"}),
@@ -132,6 +146,19 @@ void prometheus_metrics::nacked(std::string_view queue, std::string_view group, 
 void prometheus_metrics::dead_lettered(std::string_view queue, std::string_view group, std::string_view reason,
                                        std::int64_t n) {
     if (n > 0) add(dead_lettered_.get({queues_.label(queue), group, reason}), n);
+}
+
+void prometheus_metrics::stream_cycle(bool committed, std::int64_t upserts, std::int64_t deletes,
+                                      std::int64_t sink_pushes, std::optional<double> seconds) {
+    if (seconds) stream_cycle_seconds_.Observe(*seconds);
+    if (!committed) {
+        stream_cycles_failed_.Increment();
+        return;
+    }
+    stream_cycles_committed_.Increment();
+    add(stream_upserts_, upserts);
+    add(stream_deletes_, deletes);
+    add(stream_sink_pushes_, sink_pushes);
 }
 
 void prometheus_metrics::deleted(std::string_view queue) {

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -53,6 +54,11 @@ public:
     // A failed statement, counted by the class of its SQLSTATE (its first two characters).
     void db_error(std::string_view sqlstate);
     void loop_lag(double seconds) { loop_lag_.Observe(seconds); }
+    // One answered stream cycle (docs/streams.md): committed or failed (nothing applied), the
+    // state ops and sink pushes it committed, and its time in the database (none: refused
+    // before it reached the database).
+    void stream_cycle(bool committed, std::int64_t upserts, std::int64_t deletes, std::int64_t sink_pushes,
+                      std::optional<double> seconds);
 
     // Every family above, as a scrape writes them.
     std::vector<prometheus::MetricFamily> collect() const { return registry_->Collect(); }
@@ -86,6 +92,14 @@ private:
     prometheus::Family<prometheus::Histogram>& http_duration_family_;
     prometheus::Family<prometheus::Counter>& wakeups_family_;
     prometheus::Family<prometheus::Counter>& db_errors_family_;
+    prometheus::Family<prometheus::Counter>& stream_cycles_family_;
+    prometheus::Family<prometheus::Counter>& stream_state_ops_family_;
+    prometheus::Counter& stream_cycles_committed_;
+    prometheus::Counter& stream_cycles_failed_;
+    prometheus::Counter& stream_upserts_;
+    prometheus::Counter& stream_deletes_;
+    prometheus::Counter& stream_sink_pushes_;
+    prometheus::Histogram& stream_cycle_seconds_;
     series_cache<prometheus::Counter, 1> published_, duplicate_, buffered_, deleted_;
     series_cache<prometheus::Counter, 2> delivered_, redelivered_, leases_expired_, acked_, retention_, pops_;
     series_cache<prometheus::Counter, 3> nacked_, dead_lettered_, http_;

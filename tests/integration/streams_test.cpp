@@ -1,5 +1,6 @@
 // The three stream routes (docs/streams.md) through every rule of their contract: registration,
 // state reads, and cycles that apply everything or nothing.
+#include "prometheus_samples.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -466,6 +467,51 @@ TEST(Streams, AFailedAckDeadLettersTheMessageAndReleasesTheLease) {
     ASSERT_EQ(next.status, 200) << next.body;
     ASSERT_EQ(next.json()["messages"].size(), 1u);
     EXPECT_EQ(next.json()["messages"][0]["data"], (json{{"n", 3}}));
+}
+
+TEST(Streams, MetricsCountCyclesByResultStateOpsSinkPushesAndLatency) {
+    auto c = client();
+    const auto name = unique_name("metrics"), source = unique_name("metrics-src"), sink = unique_name("metrics-sink");
+    const auto id = register_query(c, name, source, sink);
+    auto msgs = popped(c, source, name, 1);
+    const std::string pid = msgs[0]["partitionId"];
+    auto scrape = [&] {
+        auto r = c.get("/metrics/prometheus");
+        EXPECT_EQ(r.status, 200);
+        return parse_exposition(r.body);
+    };
+    auto value = [](const std::vector<sample>& s, const std::string& family, const labels& l) {
+        return value_of(s, family, l).value_or(0);
+    };
+    const auto before = scrape();
+    auto ok = post_ok(c, "/streams/v1/cycle",
+                      {{"query_id", id},
+                       {"partition_id", pid},
+                       {"consumer_group", group_of(name)},
+                       {"state_ops",
+                        {{{"type", "upsert"}, {"key", "a"}, {"value", 1}},
+                         {{"type", "upsert"}, {"key", "b"}, {"value", 2}},
+                         {{"type", "delete"}, {"key", "a"}}}},
+                       {"push_items", {{{"queue", sink}, {"payload", 1}}}},
+                       {"ack", ack_of(msgs[0])}});
+    ASSERT_EQ(ok["success"], true) << ok;
+    auto failed = post_ok(c, "/streams/v1/cycle",
+                          {{"query_id", id}, {"partition_id", pid}, {"state_ops", {{{"type", "merge"}, {"key", "a"}}}}});
+    ASSERT_EQ(failed["success"], false);
+    auto rolled_back = post_ok(c, "/streams/v1/cycle",
+                               {{"query_id", id}, {"partition_id", pid}, {"ack", {{"transactionId", "nowhere"}}}});
+    ASSERT_EQ(rolled_back["success"], false);
+    const auto after = scrape();
+    auto delta = [&](const std::string& family, const labels& l) { return value(after, family, l) - value(before, family, l); };
+    EXPECT_EQ(delta("queen_stream_cycles_total", {{"result", "committed"}}), 1);
+    EXPECT_EQ(delta("queen_stream_cycles_total", {{"result", "failed"}}), 2);
+    EXPECT_EQ(delta("queen_stream_state_ops_total", {{"type", "upsert"}}), 2);
+    EXPECT_EQ(delta("queen_stream_state_ops_total", {{"type", "delete"}}), 1);
+    EXPECT_EQ(delta("queen_stream_sink_pushes_total", {}), 1);
+    // The committed cycle and the one that reached the database and rolled back are timed.
+    EXPECT_EQ(delta("queen_stream_cycle_seconds_count", {}), 2);
+    EXPECT_EQ(delta("queen_messages_published_total", {{"queue", sink}}), 1);
+    EXPECT_EQ(delta("queen_messages_acked_total", {{"queue", source}, {"consumer_group", group_of(name)}}), 1);
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 
 #include <fmt/core.h>
 
+#include <chrono>
+
 namespace queen::api {
 
 namespace asio = boost::asio;
@@ -67,9 +69,14 @@ asio::awaitable<store::stream_cycle_outcome> run_cycle(broker_context& ctx, stor
     co_return co_await with_undecodable_spans_resolved(ctx.pool, std::move(acks), attempt);
 }
 
-// Activity and Prometheus counts of a committed cycle: its stored pushes and its ack.
+// Activity and Prometheus counts of a committed cycle: its state ops, its stored pushes and its ack.
 void record_cycle(broker_context& ctx, const store::stream_cycle_call& call,
-                  const std::vector<domain::push_item>& items, const store::stream_cycle_outcome& outcome) {
+                  const std::vector<domain::push_item>& items, const store::stream_cycle_outcome& outcome,
+                  double seconds) {
+    std::int64_t upserts = 0;
+    for (const auto& op : call.state_ops) upserts += op.upsert ? 1 : 0;
+    ctx.prometheus.stream_cycle(true, upserts, static_cast<std::int64_t>(call.state_ops.size()) - upserts,
+                                static_cast<std::int64_t>(items.size()), seconds);
     if (!items.empty()) record_push(ctx.activity, ctx.prometheus, items, outcome.push);
     if (!call.ack || !outcome.acked || outcome.ack_noop) return;
     ack_item a;
@@ -141,13 +148,17 @@ asio::awaitable<http::response> handle_stream_state_get(broker_context& ctx, htt
 // POST /streams/v1/cycle: state ops, sink pushes and the source ack in one transaction.
 asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::request_context& rc) {
     auto req = parse_stream_cycle(rc.req.body(), ctx.limits);
-    if (req.refusal) co_return cycle_failure(req, *req.refusal);
+    if (req.refusal) {
+        ctx.prometheus.stream_cycle(false, 0, 0, 0, std::nullopt);
+        co_return cycle_failure(req, *req.refusal);
+    }
     auto& call = req.call;
     refuse_pushes_while_spooling(ctx, call);
     stamp_producer(call.push_items, rc.subject);
     co_await seal_payloads(ctx, call.push_items);
 
     store::stream_cycle_outcome outcome;
+    const auto started = std::chrono::steady_clock::now();
     try {
         outcome = co_await run_cycle(ctx, call);
     } catch (const db::pg_error& e) {
@@ -155,10 +166,15 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
         // failure answer; any other database error fails the cycle, which rolled back.
         if (e.kind() == db::pg_error_kind::connection_lost || e.kind() == db::pg_error_kind::timed_out) throw;
         log::error("POST /streams/v1/cycle: database error {}: {}", e.sqlstate(), e.what());
-        co_return cycle_failure(req, "the database failed the cycle; nothing was applied");
+        outcome.success = false;
+        outcome.error = "the database failed the cycle; nothing was applied";
     }
-    if (!outcome.success) co_return cycle_failure(req, outcome.error);
-    record_cycle(ctx, call, call.push_items, outcome);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!outcome.success) {
+        ctx.prometheus.stream_cycle(false, 0, 0, 0, seconds);
+        co_return cycle_failure(req, outcome.error);
+    }
+    record_cycle(ctx, call, call.push_items, outcome, seconds);
 
     auto answered = call.push_items;
     for (std::size_t i = 0; i < answered.size(); ++i) answered[i].transaction_id = outcome.push_transaction_ids[i];
