@@ -23,6 +23,9 @@ CREATE TABLE queen.stream_lanes (
     created_at    timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (query_id, partition_id)
 );
+-- Housekeeping keeps a partition with a lane (its state would be lost); a queue's deletion
+-- deletes the lanes of its partitions.
+CREATE INDEX stream_lanes_partition ON queen.stream_lanes (partition_id);
 
 CREATE SEQUENCE queen.stream_state_version;
 

@@ -1,6 +1,7 @@
 -- Queues as a whole.
 -- queen.delete_queue(name): removes a queue with its partitions, segments, cursors,
---   dedup entries, tombstones, dead letters and consumer-group metadata. Returns whether it existed.
+--   dedup entries, tombstones, dead letters, consumer-group metadata and the stream state of its
+--   partitions (docs/streams.md). Returns whether it existed.
 -- queen.queue_encryption(names): encryptionEnabled per name (false for an unknown queue).
 -- queen.database_health(): the server version and queen_ext's version (NULL without it),
 --   in one round trip that proves the database answers.
@@ -23,6 +24,11 @@ BEGIN
      WHERE p.queue_id = v_id AND d.partition_id = p.id;
     DELETE FROM queen.message_tombstones t USING queen.log_partitions p
      WHERE p.queue_id = v_id AND t.partition_id = p.id;
+    DELETE FROM queen.stream_state s USING queen.stream_lanes l, queen.log_partitions p
+     WHERE p.queue_id = v_id AND l.partition_id = p.id
+       AND s.query_id = l.query_id AND s.partition_id = l.partition_id;
+    DELETE FROM queen.stream_lanes l USING queen.log_partitions p
+     WHERE p.queue_id = v_id AND l.partition_id = p.id;
     DELETE FROM queen.log_consumers WHERE queue_id = v_id;
     DELETE FROM queen.claim_floors WHERE queue_id = v_id;
     DELETE FROM queen.dead_letters WHERE queue_id = v_id;

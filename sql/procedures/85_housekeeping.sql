@@ -14,8 +14,8 @@
 --   * consumer groups idle longer than group_idle_seconds (0 = never: no claim and no pop,
 --     which is recorded with a 10 s granularity) are dropped — cursors and subscription — so
 --     an abandoned group cannot hold completed retention back forever;
---   * partitions with no stored message, no dead letter, no live lease and no push for
---     partition_idle_seconds are reclaimed with their cursors and dedup entries;
+--   * partitions with no stored message, no dead letter, no live lease, no stream state and no
+--     push for partition_idle_seconds are reclaimed with their cursors and dedup entries;
 --   * claim floors (53_claim_floor.sql): reset where a cursor is below its group's floor,
 --     and compacted to the newest per group.
 -- Each task is a function of its own, called in this order by queen.run_housekeeping; each
@@ -289,8 +289,8 @@ COMMENT ON FUNCTION queen.expire_dedup(integer) IS
   'Housekeeping: deletes dedup entries older than their queue''s window; returns how many.';
 
 -- queen.reclaim_idle_partitions(idle_seconds, batch): partitions with no stored message, no
--- dead letter, no live lease and no push for idle_seconds are deleted with their cursors and
--- dedup entries; 0 = never. A round checks the next `batch` partitions of its walk
+-- dead letter, no live lease, no stream state (a lane of a stream query) and no push for
+-- idle_seconds are deleted with their cursors and dedup entries; 0 = never. A round checks the next `batch` partitions of its walk
 -- (queen.partition_walk). Returns the partitions reclaimed.
 CREATE OR REPLACE FUNCTION queen.reclaim_idle_partitions(p_partition_idle_seconds integer, p_batch integer)
 RETURNS bigint
@@ -311,6 +311,7 @@ BEGIN
                    < now() - make_interval(secs => p_partition_idle_seconds)
                AND NOT EXISTS (SELECT 1 FROM queen.log_segments s WHERE s.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.dead_letters d WHERE d.partition_id = p.id)
+               AND NOT EXISTS (SELECT 1 FROM queen.stream_lanes l WHERE l.partition_id = p.id)
                AND NOT EXISTS (SELECT 1 FROM queen.log_consumers c
                                 WHERE c.partition_id = p.id AND c.lease_id IS NOT NULL AND c.lease_expires_at > now())
                FOR UPDATE OF p SKIP LOCKED
