@@ -30,7 +30,7 @@ build() {
 }
 build push_body_fuzz "$ROOT/broker/api/shared/requests.cpp" "$ROOT/broker/api/shared/validate.cpp" "$ROOT/broker/api/shared/json_guard.cpp" "$ROOT/broker/api/shared/api_error.cpp" \
   "$ROOT/broker/api/shared/json_body.cpp" "$ROOT/broker/api/shared/push_request.cpp" "$ROOT/broker/api/shared/transaction_request.cpp" \
-  "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp" "$ROOT/broker/util/memory_budget.cpp" -lsimdjson
+  "$ROOT/broker/api/streams/stream_requests.cpp" "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp" "$ROOT/broker/util/memory_budget.cpp" -lsimdjson
 build segment_decode_fuzz
 build pop_answer_fuzz "$ROOT/broker/api/delivery/pop_answer.cpp" "$ROOT/broker/render/json_writer.cpp" "$ROOT/broker/api/shared/json_guard.cpp" "$ROOT/broker/util/memory_budget.cpp" \
   "$ROOT/broker/api/shared/api_error.cpp" "$ROOT/broker/domain/message_id.cpp" "$ROOT/broker/util/utf8.cpp"

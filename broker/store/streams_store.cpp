@@ -14,12 +14,11 @@ boost::asio::awaitable<stream_registration> register_stream_query(db::pg_pool& p
                                                                   const std::optional<std::string>& sink_queue,
                                                                   const std::string& config_hash, bool reset) {
     const std::vector<db::pg_param> params{db::pg_param::text(name), db::pg_param::text(source_queue),
-                                   sink_queue ? db::pg_param::text(*sink_queue) : db::pg_param::null(),
-                                   db::pg_param::text(config_hash), db::pg_param::text(reset ? "t" : "f")};
+                                           sink_queue ? db::pg_param::text(*sink_queue) : db::pg_param::null(),
+                                           db::pg_param::text(config_hash), db::pg_param::text(reset ? "t" : "f")};
     auto res = co_await pool.exec(
         "SELECT query_id, fresh, reset, conflict FROM queen.stream_register($1, $2, $3, $4, $5::boolean)", params);
-    co_return stream_registration{std::string(res.text(0, 0)), res.boolean(0, 1), res.boolean(0, 2),
-                                  res.boolean(0, 3)};
+    co_return stream_registration{std::string(res.text(0, 0)), res.boolean(0, 1), res.boolean(0, 2), res.boolean(0, 3)};
 }
 
 boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& pool, const std::string& query_id,
@@ -101,7 +100,7 @@ boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool,
     const std::string pid = std::to_string(call.partition_id);
     const auto& ack = call.ack;
     const std::string ack_offset = ack && ack->offset ? std::to_string(*ack->offset) : std::string();
-    std::vector<db::pg_param> params{db::pg_param::text(call.query_id), db::pg_param::text(pid),
+    std::vector<db::pg_param> params{db::pg_param::text(call.query_id),       db::pg_param::text(pid),
                                      db::pg_param::text(call.consumer_group), db::pg_param::text(literals[0]),
                                      db::pg_param::text(literals[1]),         db::pg_param::text(literals[2])};
     for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));

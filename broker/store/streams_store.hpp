@@ -3,6 +3,7 @@
 // (docs/streams.md, sql/procedures/98_streams.sql).
 #include "db/pg_pool.hpp"
 #include "domain/push_item.hpp"
+#include "domain/stream_cycle.hpp"
 
 #include <boost/asio/awaitable.hpp>
 
@@ -12,6 +13,11 @@
 #include <vector>
 
 namespace queen::store {
+
+using domain::stream_cycle_ack;
+using domain::stream_cycle_call;
+using domain::stream_state_filter;
+using domain::stream_state_op;
 
 struct stream_registration {
     std::string query_id;
@@ -26,12 +32,6 @@ boost::asio::awaitable<stream_registration> register_stream_query(db::pg_pool& p
                                                                   const std::optional<std::string>& sink_queue,
                                                                   const std::string& config_hash, bool reset);
 
-struct stream_state_filter {
-    std::vector<std::string> keys;  // empty: every key
-    std::optional<std::string> key_prefix;
-    std::optional<std::string> ripe_at_or_before;  // a JSON number's text
-};
-
 struct stream_state_row {
     std::string key;
     std::string value;  // JSON text
@@ -43,31 +43,6 @@ boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& 
                                                                    std::int64_t partition_id,
                                                                    const stream_state_filter& filter,
                                                                    std::size_t limit);
-
-struct stream_state_op {
-    bool upsert = true;  // false: delete
-    std::string key;
-    std::string value;  // JSON text, for an upsert
-};
-
-struct stream_cycle_ack {
-    std::string transaction_id;
-    std::optional<std::int64_t> offset;    // when the broker resolved it itself
-    std::optional<std::string> lease_id;   // canonical UUID text
-    bool dead_letter = false;              // failed/dlq; else completed
-    std::optional<std::string> error;
-};
-
-struct stream_cycle_call {
-    std::string query_id;
-    std::int64_t partition_id = 0;
-    std::string consumer_group;
-    std::vector<stream_state_op> state_ops;
-    std::vector<domain::push_item> push_items;
-    std::vector<bool> derive_transaction_id;  // per push item: sent without one
-    std::optional<stream_cycle_ack> ack;
-    bool release_lease = true;
-};
 
 struct stream_cycle_outcome {
     bool success = false;

@@ -1,10 +1,12 @@
-// libFuzzer harness for the HTTP body parsers: any input must end in a parsed request or an
-// api_error (a 4xx), never in another exception, a crash or a hang, at any nesting depth. A
+// libFuzzer harness for the HTTP body parsers (the delivery routes' and the stream routes'): any
+// input must end in a parsed request or an api_error (a 4xx), never in another exception, a
+// crash or a hang, at any nesting depth. A
 // push keeps each payload as the bytes sent: a part of the body that is JSON on its own.
 #include "api/shared/json_guard.hpp"
 #include "api/shared/push_request.hpp"
 #include "api/shared/requests.hpp"
 #include "api/shared/transaction_request.hpp"
+#include "api/streams/stream_requests.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -36,6 +38,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     try {
         for (const auto& op : parse_transaction(body, lim).operations) check_items(op.items);
+    } catch (const api_error&) {
+    }
+    try {
+        // A cycle's body fails as a value (refusal) or a 4xx; its push items and state values
+        // are parts of the body that are JSON on their own.
+        auto cycle = parse_stream_cycle(body, lim);
+        check_items(cycle.call.push_items);
+        if (cycle.call.derive_transaction_id.size() != cycle.call.push_items.size()) __builtin_trap();
+        for (const auto& op : cycle.call.state_ops)
+            if (op.upsert && (!nlohmann::json::accept(op.value) || body.find(op.value) == std::string_view::npos))
+                __builtin_trap();
+    } catch (const api_error&) {
+    }
+    try {
+        (void)parse_stream_register(body, lim);
+    } catch (const api_error&) {
+    }
+    try {
+        (void)parse_stream_state_get(body, lim);
     } catch (const api_error&) {
     }
     try {

@@ -34,13 +34,13 @@ std::string required_query_id(const json& body) {
 void check_state_key(const std::string& what, std::string_view key, const limits& lim) {
     check_no_nul(what, key);
     if (key.size() > lim.max_stream_key_bytes)
-        throw bad_request(fmt::format("{} is {} bytes; a state key holds at most {}", what, key.size(),
-                                      lim.max_stream_key_bytes));
+        throw bad_request(
+            fmt::format("{} is {} bytes; a state key holds at most {}", what, key.size(), lim.max_stream_key_bytes));
 }
 
 // state_ops[i]: {type: "upsert", key, value} or {type: "delete", key}.
-store::stream_state_op parse_state_op(const json_text_body& body, simdjson::ondemand::parser& parser,
-                                      std::string_view text, std::size_t index, const limits& lim) {
+domain::stream_state_op parse_state_op(const json_text_body& body, simdjson::ondemand::parser& parser,
+                                       std::string_view text, std::size_t index, const limits& lim) {
     const std::string name = fmt::format("state_ops[{}]", index);
     json_field type, key, value;
     auto document = take(parser.iterate(body.padded(text)));
@@ -55,11 +55,12 @@ store::stream_state_op parse_state_op(const json_text_body& body, simdjson::onde
         else if (k == "value")
             value.read(v, true);
     }
-    store::stream_state_op op;
+    domain::stream_state_op op;
     if (!type.present || type.type != json_type::string || (type.text != "upsert" && type.text != "delete"))
         throw bad_request(name + ".type must be \"upsert\" or \"delete\"");
     op.upsert = type.text == "upsert";
-    if (!key.present || key.type != json_type::string) throw bad_request(name + ".key is required and must be a string");
+    if (!key.present || key.type != json_type::string)
+        throw bad_request(name + ".key is required and must be a string");
     op.key = std::string(key.text);
     check_state_key(name + ".key", op.key, lim);
     if (op.upsert) {
@@ -70,9 +71,9 @@ store::stream_state_op parse_state_op(const json_text_body& body, simdjson::onde
     return op;
 }
 
-std::vector<store::stream_state_op> parse_state_ops(const json_text_body& body, ondemand_parsers& parsers,
-                                                    const json_field& ops, const limits& lim) {
-    std::vector<store::stream_state_op> out;
+std::vector<domain::stream_state_op> parse_state_ops(const json_text_body& body, ondemand_parsers& parsers,
+                                                     const json_field& ops, const limits& lim) {
+    std::vector<domain::stream_state_op> out;
     if (ops.absent_or_null()) return out;
     if (ops.type != json_type::array) throw bad_request("state_ops must be an array");
     std::vector<std::string_view> texts;
@@ -88,10 +89,10 @@ std::vector<store::stream_state_op> parse_state_ops(const json_text_body& body, 
 }
 
 // ack: {transactionId, leaseId?, status?, count?, error?}.
-store::stream_cycle_ack parse_cycle_ack(std::string_view text, std::size_t& count) {
+domain::stream_cycle_ack parse_cycle_ack(std::string_view text, std::size_t& count) {
     const json a = json::parse(text);
     if (!a.is_object()) throw bad_request("ack must be an object or null");
-    store::stream_cycle_ack out;
+    domain::stream_cycle_ack out;
     const json* tx = present_field(a, "transactionId");
     if (!tx || !tx->is_string() || tx->get_ref<const std::string&>().empty())
         throw bad_request("ack.transactionId is required");
@@ -111,8 +112,7 @@ store::stream_cycle_ack parse_cycle_ack(std::string_view text, std::size_t& coun
     if (status == "failed" || status == "dlq")
         out.dead_letter = true;
     else if (status != "completed" && status != "success")
-        throw bad_request(
-            fmt::format("ack.status '{}' is unknown; use completed, success, failed or dlq", status));
+        throw bad_request(fmt::format("ack.status '{}' is unknown; use completed, success, failed or dlq", status));
     if (const json* e = present_field(a, "error")) {
         if (!e->is_string()) throw bad_request("ack.error must be a string");
         out.error = e->get<std::string>();
@@ -262,7 +262,8 @@ stream_cycle_request parse_stream_cycle(std::string_view text, const limits& lim
         if (!uuid) throw bad_request(fmt::format("unknown query {}", out.query_id));
         out.call.query_id = segment::uuid_to_string(*uuid);
         auto pid = parse_partition_id(out.partition_id);
-        if (!pid) throw bad_request(fmt::format("partition {} is not a partition of the source queue", out.partition_id));
+        if (!pid)
+            throw bad_request(fmt::format("partition {} is not a partition of the source queue", out.partition_id));
         out.call.partition_id = *pid;
         parse_cycle_operations(out, body, parsers, own_group, ops, items, ack, release, lim);
     } catch (const api_error& e) {

@@ -4,7 +4,7 @@
 // operations are wrong is not: it is answered as a failed cycle (`refusal`), as the contract
 // of POST /streams/v1/cycle says.
 #include "api/shared/requests.hpp"
-#include "store/streams_store.hpp"
+#include "domain/stream_cycle.hpp"
 
 #include <optional>
 #include <string>
@@ -24,9 +24,9 @@ struct stream_register_request {
 stream_register_request parse_stream_register(std::string_view body, const limits& lim);
 
 struct stream_state_request {
-    std::string query_id;                     // canonical UUID text
+    std::string query_id;                      // canonical UUID text
     std::optional<std::int64_t> partition_id;  // nullopt: names no partition (no rows)
-    store::stream_state_filter filter;
+    domain::stream_state_filter filter;
 };
 
 // POST /streams/v1/state/get.
@@ -36,7 +36,7 @@ struct stream_cycle_request {
     std::string query_id;      // as sent
     std::string partition_id;  // as sent
     // The call, query and partition ids resolved, when `refusal` is empty.
-    store::stream_cycle_call call;
+    domain::stream_cycle_call call;
     std::optional<std::string> refusal;  // what makes the cycle fail before it runs
     std::size_t ack_count = 0;           // the ack's `count` (metrics only)
     util::memory_budget::ticket budget_share;

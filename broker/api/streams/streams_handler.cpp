@@ -98,9 +98,8 @@ void record_cycle(broker_context& ctx, const store::stream_cycle_call& call,
 // POST /streams/v1/queries: registers a query by name, idempotently.
 asio::awaitable<http::response> handle_stream_register(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_stream_register(rc.req.body(), ctx.limits);
-    const auto reg =
-        co_await store::register_stream_query(ctx.pool, req.name, req.source_queue, req.sink_queue, req.config_hash,
-                                              req.reset);
+    const auto reg = co_await store::register_stream_query(ctx.pool, req.name, req.source_queue, req.sink_queue,
+                                                           req.config_hash, req.reset);
     render::json_writer out;
     out.begin_object().field("success", !reg.conflict).field("query_id", reg.query_id).field("name", req.name);
     if (reg.conflict) {
