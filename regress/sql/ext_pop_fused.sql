@@ -72,6 +72,10 @@ DECLARE
     d text := path || '_dq';
     r text := path || '_rq';
     x text := path || '_xq';
+    k text := path || '_kq';
+    v_query uuid;
+    v_pid bigint;
+    v_cycle jsonb;
 BEGIN
     PERFORM queen.configure(q, NULL, NULL, '{"leaseTime": 300, "retryLimit": 3}');
     -- a: 6 one-message segments; b: one segment of 5; c: 3 + one of 4; d, e: 2 each
@@ -139,6 +143,32 @@ BEGIN
            AND p.queue_id = (SELECT id FROM queen.queues WHERE name = x);
         PERFORM pg_temp.pop(path, i, 'xq', 'g', ARRAY[2], ARRAY[1], false);
     END LOOP;
+    -- 20-23: a kept lease taken over (stepwise). A stream cycle commits a prefix of k's span and
+    -- keeps the lease (release_lease false: lease_counted); the lease expires and a pop takes k
+    -- over: the tail is redelivered and no attempt is counted, so nothing is dead-lettered
+    -- although retryLimit is 0. The lease that pop gave expires unkept: one attempt, past the
+    -- limit, its head dead-lettered (lease_expired).
+    PERFORM queen.configure(k, NULL, NULL, '{"leaseTime": 300, "retryLimit": 0}');
+    PERFORM pg_temp.push(k, 'k', 4);
+    PERFORM pg_temp.pop(path, 20, 'kq', 'kg', ARRAY[10], ARRAY[1], false);
+    SELECT r.query_id INTO v_query FROM queen.stream_register(path || '.kept', k, NULL, 'h') r;
+    SELECT p.id INTO v_pid FROM queen.log_partitions p JOIN queen.queues qu ON qu.id = p.queue_id
+     WHERE qu.name = k AND p.name = 'k';
+    v_cycle := queen.stream_cycle(v_query, v_pid, 'kg', ARRAY['upsert'], ARRAY['seen'], ARRAY['1'::jsonb],
+        '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}',
+        'k-1', 1, (SELECT lc.lease_id FROM queen.log_consumers lc WHERE lc.partition_id = v_pid AND lc.consumer_group = 'kg'),
+        'completed', NULL, false);
+    IF NOT (v_cycle->>'success')::boolean THEN
+        INSERT INTO refused VALUES (path, 21, 'cycle', v_cycle->>'error');
+    END IF;
+    PERFORM pg_temp.snapshot(path, 21);
+    FOR i IN 22 .. 23 LOOP
+        UPDATE queen.log_consumers lc SET lease_expires_at = now() - interval '1 second'
+         WHERE lc.partition_id = v_pid AND lc.consumer_group = 'kg' AND lc.lease_id IS NOT NULL;
+        PERFORM pg_temp.pop(path, i, 'kq', 'kg', ARRAY[10], ARRAY[1], false);
+    END LOOP;
+    DELETE FROM queen.stream_state WHERE query_id = v_query;
+    DELETE FROM queen.stream_queries WHERE id = v_query;
     -- 13-16: bad input
     PERFORM pg_temp.pop(path, 13, 'pq', 'g', ARRAY[1, 1], ARRAY[1], false);
     PERFORM pg_temp.pop(path, 14, 'pq', 'g', ARRAY[]::int[], ARRAY[]::int[], false);
@@ -166,9 +196,13 @@ SELECT count(DISTINCT lc.lease_id) AS step_1_leases
 
 -- the cursors after every step, and their difference
 SELECT count(*) AS cursor_rows, count(DISTINCT step) AS steps FROM cursors WHERE path = 'ext';
+-- the kept lease (steps 20-23): counted by the cycle (21), taken over without an attempt (22),
+-- then an unkept expiry counts one and dead-letters the head, offset 2 (23)
+SELECT step, committed, lease_start, lease_end, leased, lease_counted, attempts, attempts_offset, delivered_to
+  FROM cursors WHERE path = 'ext' AND consumer_group = 'kg' AND partition_name = 'k' ORDER BY step;
 SELECT pg_temp.paths_differ('cursors', 'step, partition_name, consumer_group, committed, lease_start, lease_end, leased, lease_live, delivered_to, attempts, attempts_offset, retry_at_set, lease_counted') AS cursors_differing;
 
--- the dead letters (the exhausted retries of steps 17-19), and their difference
+-- the dead letters (the exhausted retries of steps 17-19 and 23), and their difference
 CREATE TEMP VIEW letters AS
 SELECT split_part(q.name, '_', 1) AS path, split_part(q.name, '_', 2) AS queue, p.name AS partition_name,
        d.msg_offset, d.consumer_group, d.reason, d.error_message, d.attempts, d.transaction_id IS NOT NULL AS has_txid
@@ -182,7 +216,8 @@ DROP VIEW letters;
 
 -- the tests after this one count every queue's rows
 SELECT count(*) AS deleted FROM (SELECT queen.delete_queue(n)
-  FROM unnest(ARRAY['stock_pq', 'stock_dq', 'stock_rq', 'stock_xq', 'ext_pq', 'ext_dq', 'ext_rq', 'ext_xq']) n) x;
+  FROM unnest(ARRAY['stock_pq', 'stock_dq', 'stock_rq', 'stock_xq', 'stock_kq', 'ext_pq', 'ext_dq', 'ext_rq', 'ext_xq',
+                    'ext_kq']) n) x;
 SELECT count(*) AS unregistered FROM queen.delete_group('g', 'stock_nq', true);
 SELECT count(*) AS unregistered FROM queen.delete_group('g', 'ext_nq', true);
 SELECT CASE WHEN NOT :'had_extension' THEN 'DROP EXTENSION queen_ext' END AS restore \gset

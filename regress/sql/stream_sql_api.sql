@@ -12,7 +12,7 @@ SELECT fresh, reset, conflict FROM queen.stream_register('sa_query', 'sa_src', '
 
 -- claim, sum into state, push the sum with a derived id, ack: one cycle in the application's transaction
 BEGIN;
-SELECT partition_id AS pid, max(transaction_id) AS last_tx, min(lease_id::text) AS lease, sum((payload->>'n')::int) AS total
+SELECT partition_id AS pid, (array_agg(transaction_id ORDER BY "offset" DESC))[1] AS last_tx, min(lease_id::text) AS lease, sum((payload->>'n')::int) AS total
   FROM queen.claim('sa_src', 'streams.sa_query', 3) GROUP BY partition_id \gset
 SELECT (r->>'success')::boolean AS success, r->'state_ops_applied' AS ops,
        jsonb_path_query_array(r->'push', '$[*].item') AS items, jsonb_path_query_array(r->'push', '$[*].status') AS statuses,
@@ -25,9 +25,9 @@ SELECT (r->>'success')::boolean AS success, r->'state_ops_applied' AS ops,
            jsonb_build_object('transactionId', :'last_tx', 'leaseId', :'lease')) r;
 COMMIT;
 SELECT query, source_queue, partition, key, value FROM queen.stream_states WHERE query = 'sa_query';
-SELECT key, value FROM queen.stream_state_get(:'qid', :pid, ripe_at_or_before => 10);
+SELECT key, value FROM queen.stream_state_get(:'qid', :pid, p_ripe_at_or_before => 10);
 SELECT queue, partition, "offset", payload FROM queen.messages WHERE queue IN ('sa_sink', 'sa_other') ORDER BY 1, 2, 3;
-SELECT committed, lease_id IS NULL AS released FROM queen.log_consumers WHERE consumer_group = 'streams.sa_query';
+SELECT committed, lease_id IS NULL AS released FROM queen.log_consumers WHERE consumer_group = 'streams.sa_query' ORDER BY partition_id;
 
 -- the same cycle again (an answer lost): the ack is a noop and the derived ids dedup the pushes
 SELECT (r->>'success')::boolean AS success, jsonb_path_query_array(r->'push', '$[*].status') AS statuses, r->'ack'->'noop' AS noop
@@ -68,3 +68,7 @@ SELECT count(*) AS partition_left FROM queen.log_partitions WHERE id = :idle_pid
 SELECT queen.delete_queue('sa_src');
 SELECT count(*) AS state_rows FROM queen.stream_state WHERE query_id = :'qid';
 SELECT count(*) AS lanes FROM queen.stream_lanes WHERE query_id = :'qid';
+
+-- the suites after this one count every queue's and query's rows
+SELECT count(*) AS deleted FROM (SELECT queen.delete_queue(n) FROM unnest(ARRAY['sa_sink', 'sa_other', 'sa_idle']) n) x;
+DELETE FROM queen.stream_queries WHERE name IN ('sa_query', 'sa_idle_query');

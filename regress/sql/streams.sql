@@ -1,4 +1,4 @@
--- Streams (sql/procedures/98_streams.sql; the contract: docs/http-api.md's streams routes):
+-- Streams (sql/procedures/98_streams.sql; the contract: docs/streams.md):
 -- queen.stream_register, queen.stream_state_get and queen.stream_cycle called directly, as the
 -- broker calls them. A flat checklist: registration, the state reads, the cycle (state ops,
 -- sink pushes, the source ack, all or nothing) and the kept lease, whose expiry counts no
@@ -110,7 +110,8 @@ $$;
 CREATE VIEW pg_temp.st_counts AS
 SELECT (SELECT count(*) FROM queen.stream_state) AS state_rows,
        (SELECT count(*) FROM queen.stream_lanes) AS lanes,
-       (SELECT count(*) FROM queen.messages WHERE queue LIKE 'st\_%' AND queue <> 'st_src') AS sink_messages,
+       (SELECT count(*) FROM queen.messages WHERE queue = 'st_sink') AS sink_messages,
+       (SELECT count(*) FROM queen.messages WHERE queue = 'st_full') AS full_messages,
        (SELECT count(*) FROM queen.dead_letters d JOIN queen.queues qu ON qu.id = d.queue_id
          WHERE qu.name LIKE 'st\_%') AS dead_letters;
 
@@ -159,6 +160,7 @@ SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, 'w:');
 SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, 'A');
 SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, 'ä');
 SELECT count(*) AS all_keys FROM queen.stream_state_get(:'q2', :p1, NULL, '');
+SELECT count(*) AS literal_prefix FROM queen.stream_state_get(:'q2', :p1, NULL, '%');
 -- ripe_at_or_before: rows whose value.windowEnd is a number at or before it
 SELECT key, value FROM queen.stream_state_get(:'q2', :p1, NULL, NULL, 150);
 SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, NULL, 150.5);
@@ -205,8 +207,8 @@ SELECT partition, "offset", transaction_id, payload, producer_sub FROM queen.mes
 SELECT * FROM pg_temp.cursor(:p1);
 SELECT partition_name, span_start, span_end, leases_expired FROM queen.pop('st_src', 'p1', 'g', 1, 1, false, true, NULL);
 SELECT * FROM pg_temp.cursor(:p1);
-SELECT pg_temp.lease(:p1) AS lease2 \gset
--- the same sink item again (a duplicate, not a failure) and an ack of m2 by its offset
+-- the same sink item again (a duplicate, not a failure) and an ack of m2 by its offset, naming
+-- no lease (the live one)
 SELECT pg_temp.cycle(:'q1', :p1, '[["upsert", "x", {"v": 3}]]', '[["st_sink", "k1", "s2", {"n": 5}]]',
                      ack_tx => 'm2', ack_offset => 2) AS cycle;
 SELECT count(*) AS sink_messages FROM queen.messages WHERE queue = 'st_sink';
@@ -300,7 +302,8 @@ SELECT pg_temp.fingerprint() = :'before' AS unchanged;
 SELECT pg_temp.cycle(:'q1', :sink_default, '[["upsert", "f", 1]]', '[["st_sink", "f", "f1", 1]]') AS cycle;
 SELECT pg_temp.cycle(:'q1', -1, '[["upsert", "f", 1]]') AS cycle;
 SELECT pg_temp.fingerprint() = :'before' AS unchanged;
--- a bad state op after good ones (on a lane that does not exist yet: no lane is left behind)
+-- a bad state op after good ones (on a lane that does not exist yet: no lane is left behind):
+-- an unknown type, an upsert without a value, a delete without a key, an op without a type
 SELECT pg_temp.cycle(:'q1', :p2, '[["upsert", "f", 1], ["delete", "x"], ["merge", "f", 2]]',
                      '[["st_sink", "f", "f1", 1]]', ack_tx => 'n1', ack_lease => :'lease_p2') AS cycle;
 SELECT pg_temp.cycle(:'q1', :p1, '[["upsert", "x", 0], ["upsert", "f"]]') AS cycle;
@@ -343,6 +346,12 @@ SELECT count(*) AS pushed FROM queen.push(ARRAY['st_full'], ARRAY['Default'], AR
 SELECT pg_temp.fingerprint() AS before \gset
 SELECT pg_temp.cycle(:'q1', :p2, '[["upsert", "f", 1]]', '[["st_sink", "f", "f1", 1], ["st_full", "Default", "u3", 3]]',
                      ack_tx => 'n1', ack_lease => :'lease_p2') AS cycle;
+-- the same with the lease kept (it would be marked counted), and with a 'dlq' ack (it would
+-- dead-letter n1)
+SELECT pg_temp.cycle(:'q1', :p2, '[["upsert", "f", 1]]', '[["st_full", "Default", "u3", 3]]',
+                     ack_tx => 'n1', ack_lease => :'lease_p2', release => false) AS cycle;
+SELECT pg_temp.cycle(:'q1', :p2, '[["upsert", "f", 1]]', '[["st_full", "Default", "u3", 3]]',
+                     ack_tx => 'n1', ack_lease => :'lease_p2', ack_status => 'dlq', ack_error => 'x') AS cycle;
 SELECT pg_temp.fingerprint() = :'before' AS unchanged;
 SELECT * FROM pg_temp.st_counts;
 SELECT * FROM pg_temp.cursor(:p2);
@@ -444,7 +453,6 @@ SELECT p.name AS partition, d.msg_offset, d.transaction_id, d.reason, d.error_me
 -- the tests after this one count every queue's rows
 SELECT count(*) AS deleted FROM (SELECT queen.delete_queue(n)
   FROM unnest(ARRAY['st_src', 'st_sink', 'st_full', 'st_kept']) n) x;
-SELECT count(*) AS unregistered FROM queen.delete_group('g', NULL, true);
 DELETE FROM queen.stream_state s USING queen.stream_queries sq WHERE sq.id = s.query_id AND sq.name LIKE 'st.%';
 DELETE FROM queen.stream_queries WHERE name LIKE 'st.%';
 SELECT (SELECT count(*) FROM queen.stream_queries) AS queries, (SELECT count(*) FROM queen.stream_lanes) AS lanes,

@@ -202,7 +202,7 @@ BEGIN
 
         -- 1. State ops, in order.
         FOR i IN 1 .. coalesce(cardinality(p_op_types), 0) LOOP
-            IF p_op_types[i] NOT IN ('upsert', 'delete') OR p_op_keys[i] IS NULL
+            IF p_op_types[i] IS NULL OR p_op_types[i] NOT IN ('upsert', 'delete') OR p_op_keys[i] IS NULL
                OR (p_op_types[i] = 'upsert' AND p_op_values[i] IS NULL) THEN
                 RAISE EXCEPTION 'state_ops[%] is not an upsert with a key and a value or a delete with a key', i - 1
                       USING ERRCODE = 'QNCYC';
@@ -272,7 +272,9 @@ BEGIN
              WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
              ORDER BY lc.version DESC LIMIT 1
                FOR UPDATE;
-            IF cur.lease_id IS NOT NULL AND cur.lease_expires_at > now() THEN
+            -- The live lease is the cycle's when the ack named it, or when the ack applied inside
+            -- it; a noop ack without a lease id (a retry) leaves another consumer's lease alone.
+            IF cur.lease_id IS NOT NULL AND cur.lease_expires_at > now() AND (p_ack_lease IS NOT NULL OR NOT a.noop) THEN
                 IF p_ack_status = 'dlq' OR coalesce(p_release_lease, true) THEN
                     UPDATE queen.log_consumers lc
                        SET lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
