@@ -39,8 +39,12 @@ struct cycle_ops {
     json push_items = json::array();
 };
 
-json upsert(const std::string& key, const json& value) { return {{"type", "upsert"}, {"key", key}, {"value", value}}; }
-json erase(const std::string& key) { return {{"type", "delete"}, {"key", key}}; }
+json upsert(const std::string& key, const json& value) {
+    return {{"type", "upsert"}, {"key", key}, {"value", value}};
+}
+json erase(const std::string& key) {
+    return {{"type", "delete"}, {"key", key}};
+}
 
 std::map<std::string, json> by_key(const json& rows) {
     std::map<std::string, json> out;
@@ -68,7 +72,10 @@ public:
     std::function<bool(int n)> with_lease = [](int) { return true; };  // whether the ack names its lease
 
     stream_client(unsigned short port, std::string name, std::string source, std::string sink, int batch_size)
-        : port_(port), name_(std::move(name)), source_(std::move(source)), sink_(std::move(sink)),
+        : port_(port),
+          name_(std::move(name)),
+          source_(std::move(source)),
+          sink_(std::move(sink)),
           batch_size_(batch_size) {}
 
     const std::string& query_id() const { return query_id_; }
@@ -78,9 +85,9 @@ public:
     int next_cycle() const { return cycles_sent_ + 1; }
 
     void register_query() {
-        const auto r = request("POST", "/streams/v1/queries",
-                               json{{"name", name_}, {"source_queue", source_}, {"sink_queue", sink_},
-                                    {"config_hash", "e2e-v1"}}.dump());
+        const auto r = request(
+            "POST", "/streams/v1/queries",
+            json{{"name", name_}, {"source_queue", source_}, {"sink_queue", sink_}, {"config_hash", "e2e-v1"}}.dump());
         if (r.status != 200 || !r.json().value("success", false))
             throw std::runtime_error("register: " + std::to_string(r.status) + " " + r.body);
         query_id_ = r.json()["query_id"].get<std::string>();
@@ -115,8 +122,12 @@ public:
         const cycle_ops ops = compute(*this, b);
         json ack{{"transactionId", b.messages.back()["transactionId"]}};
         if (with_lease(n)) ack["leaseId"] = b.messages.back()["leaseId"];
-        cycle(json{{"query_id", query_id_}, {"partition_id", b.partition_id}, {"consumer_group", group()},
-                   {"state_ops", ops.state_ops}, {"push_items", ops.push_items}, {"ack", ack},
+        cycle(json{{"query_id", query_id_},
+                   {"partition_id", b.partition_id},
+                   {"consumer_group", group()},
+                   {"state_ops", ops.state_ops},
+                   {"push_items", ops.push_items},
+                   {"ack", ack},
                    {"release_lease", true}});
         if (after_cycle) after_cycle(n);
         return b.messages.size();
@@ -135,8 +146,12 @@ public:
 
     // A cycle without an ack (a final flush of a lane); its success.
     bool flush(const std::string& partition_id, const cycle_ops& ops) {
-        return cycle(json{{"query_id", query_id_}, {"partition_id", partition_id}, {"consumer_group", group()},
-                          {"state_ops", ops.state_ops}, {"push_items", ops.push_items}, {"ack", nullptr}});
+        return cycle(json{{"query_id", query_id_},
+                          {"partition_id", partition_id},
+                          {"consumer_group", group()},
+                          {"state_ops", ops.state_ops},
+                          {"push_items", ops.push_items},
+                          {"ack", nullptr}});
     }
 
 private:
@@ -144,7 +159,7 @@ private:
         for (int attempt = 0;; ++attempt) {
             if (attempt > 0) {
                 ++stats_.network_retries;
-                std::this_thread::sleep_for(200ms);
+                std::this_thread::sleep_for(attempt * 200ms);
             }
             try {
                 if (!conn_) conn_ = std::make_unique<http_client>("127.0.0.1", port_);
@@ -161,7 +176,10 @@ private:
     // Sends one cycle body (again after a network failure); its success.
     bool cycle(const json& body) {
         const int n = ++cycles_sent_;
-        if (lose_cycle && lose_cycle(n, body)) conn_.reset();  // the broker died: reconnect, send again
+        if (lose_cycle && lose_cycle(n, body)) {  // lost on the network: reconnect, send it again
+            ++stats_.network_retries;
+            conn_.reset();
+        }
         const auto r = request("POST", "/streams/v1/cycle", body.dump());
         if (r.status != 200) throw std::runtime_error("cycle: " + std::to_string(r.status) + " " + r.body);
         const json answer = r.json();
@@ -194,17 +212,20 @@ std::ostream& operator<<(std::ostream& os, const stream_client::counters& s) {
 
 // Source partitions (those holding messages) whose cursor for `group` is not at their head.
 long long uncommitted_partitions(const std::string& queue, const std::string& group) {
-    return sql_int(cluster(),
-                   "SELECT count(*) FROM (SELECT partition_id, max(\"offset\") AS head FROM queen.messages WHERE queue = " +
-                       quote(queue) + " GROUP BY partition_id) m LEFT JOIN LATERAL (SELECT lc.committed FROM "
-                       "queen.log_consumers lc WHERE lc.partition_id = m.partition_id AND lc.consumer_group = " +
-                       quote(group) + " ORDER BY lc.version DESC LIMIT 1) c ON true WHERE coalesce(c.committed, 0) <> m.head");
+    return sql_int(
+        cluster(),
+        "SELECT count(*) FROM (SELECT partition_id, max(\"offset\") AS head FROM queen.messages WHERE queue = " +
+            quote(queue) +
+            " GROUP BY partition_id) m LEFT JOIN LATERAL (SELECT lc.committed FROM "
+            "queen.log_consumers lc WHERE lc.partition_id = m.partition_id AND lc.consumer_group = " +
+            quote(group) + " ORDER BY lc.version DESC LIMIT 1) c ON true WHERE coalesce(c.committed, 0) <> m.head");
 }
 
 std::vector<std::string> source_partition_ids(const std::string& queue) {
     const auto text = cluster().run_sql(
         "SELECT string_agg(partition_id::text, ',' ORDER BY partition_id) FROM (SELECT DISTINCT partition_id FROM "
-        "queen.messages WHERE queue = " + quote(queue) + ") p");
+        "queen.messages WHERE queue = " +
+        quote(queue) + ") p");
     std::vector<std::string> out;
     for (std::size_t at = 0; at < text.size();) {
         const auto comma = std::min(text.find(',', at), text.size());
@@ -233,7 +254,9 @@ void push_all(http_client& c, const std::string& queue, const std::vector<std::p
     }
 }
 
-std::string partition_name(int p) { return (p < 10 ? "p0" : "p") + std::to_string(p); }
+std::string partition_name(int p) {
+    return (p < 10 ? "p0" : "p") + std::to_string(p);
+}
 
 // ---- 1. A windowed count: tumbling windows per key, emitted once ripe ----
 
@@ -241,15 +264,20 @@ constexpr long long window_ms = 1000, lateness_ms = 500;
 constexpr long long base_ts = 1'700'000'000'000;  // a multiple of window_ms
 const std::string watermark_key = "~maxTs";       // the lane's max event time (no windowEnd: never ripe)
 
-std::string window_key(const std::string& key, long long start) { return key + "|" + std::to_string(start); }
+std::string window_key(const std::string& key, long long start) {
+    return key + "|" + std::to_string(start);
+}
 
 // Emits the windows in `ripe` (state key → value) to the sink and deletes their state.
-void emit(cycle_ops& ops, const std::string& sink, const std::string& partition, const std::map<std::string, json>& ripe) {
+void emit(cycle_ops& ops, const std::string& sink, const std::string& partition,
+          const std::map<std::string, json>& ripe) {
     for (const auto& [k, v] : ripe) {
         ops.state_ops.push_back(erase(k));
-        ops.push_items.push_back({{"queue", sink}, {"partition", partition},
-                                  {"payload", {{"key", k.substr(0, k.find('|'))}, {"windowStart", v["windowStart"]},
-                                               {"count", v["count"]}}}});
+        ops.push_items.push_back(
+            {{"queue", sink},
+             {"partition", partition},
+             {"payload",
+              {{"key", k.substr(0, k.find('|'))}, {"windowStart", v["windowStart"]}, {"count", v["count"]}}}});
     }
 }
 
@@ -269,9 +297,11 @@ cycle_ops count_windows(stream_client& c, const batch& b) {
         const auto k = window_key(m["data"]["key"].get<std::string>(), start);
         auto it = touched.find(k);
         if (it == touched.end())
-            it = touched.emplace(k, stored.count(k) ? stored[k]
-                                                    : json{{"count", 0}, {"windowStart", start},
-                                                           {"windowEnd", start + window_ms}}).first;
+            it = touched
+                     .emplace(k, stored.count(k)
+                                     ? stored[k]
+                                     : json{{"count", 0}, {"windowStart", start}, {"windowEnd", start + window_ms}})
+                     .first;
         it->second["count"] = it->second["count"].get<long long>() + 1;
         max_ts = std::max(max_ts, ts);
     }
@@ -309,7 +339,8 @@ TEST(StreamsEndToEnd, WindowedCountOverHundredPartitionsEmitsEveryWindowOnceAndC
 
     stream_client sc(broker().port(), name, source, sink, 8);
     sc.register_query();
-    ASSERT_TRUE(sc.run(count_windows, [&] { return uncommitted_partitions(source, sc.group()) == 0; }, 45s))
+    ASSERT_TRUE(sc.run(
+        count_windows, [&] { return uncommitted_partitions(source, sc.group()) == 0; }, 45s))
         << sc.stats();
     // The source is drained: a final flush per lane emits every window left and empties the state.
     const auto lanes = source_partition_ids(source);
@@ -336,10 +367,14 @@ TEST(StreamsEndToEnd, WindowedCountOverHundredPartitionsEmitsEveryWindowOnceAndC
     long long total = 0;
     for (const auto& [w, n] : emitted) total += n;
     EXPECT_EQ(total, 3000);
-    EXPECT_EQ(sql_int(cluster(), "SELECT count(*) FROM queen.stream_state WHERE query_id = " + quote(sc.query_id())), 0);
+    EXPECT_EQ(sql_int(cluster(), "SELECT count(*) FROM queen.stream_state WHERE query_id = " + quote(sc.query_id())),
+              0);
     EXPECT_EQ(uncommitted_partitions(source, sc.group()), 0);
-    EXPECT_EQ(sql_int(cluster(), "SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
-                                 "WHERE q.name = " + quote(source)), 0);
+    EXPECT_EQ(sql_int(cluster(),
+                      "SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
+                      "WHERE q.name = " +
+                          quote(source)),
+              0);
     std::cout << "[ windowed ] " << expected.size() << " windows; " << sc.stats() << "\n";
 }
 
@@ -361,9 +396,14 @@ cycle_ops aggregate(stream_client& c, const batch& b) {
         json& agg = it->second;
         agg["count"] = agg["count"].get<long long>() + 1;
         agg["sum"] = agg["sum"].get<long long>() + m["data"]["v"].get<long long>();
-        ops.push_items.push_back({{"queue", c.sink()}, {"partition", b.partition},
-                                  {"payload", {{"partition", b.partition}, {"n", m["data"]["n"]}, {"key", key},
-                                               {"count", agg["count"]}, {"sum", agg["sum"]}}}});
+        ops.push_items.push_back({{"queue", c.sink()},
+                                  {"partition", b.partition},
+                                  {"payload",
+                                   {{"partition", b.partition},
+                                    {"n", m["data"]["n"]},
+                                    {"key", key},
+                                    {"count", agg["count"]},
+                                    {"sum", agg["sum"]}}}});
     }
     for (const auto& [k, v] : changed) ops.state_ops.push_back(upsert(k, v));
     return ops;
@@ -396,8 +436,9 @@ long long committed_of(const std::string& partition_id, const std::string& group
 }
 
 // Sends `target` from another thread on its own connection and SIGKILLs the broker right
-// after the request went out; then restarts it. The answer, if any came, is lost.
-void kill_after_sending(broker_process& b, const std::string& method, const std::string& target, const std::string& body) {
+// after the request went out. The answer, if any came, is lost.
+void kill_after_sending(broker_process& b, const std::string& method, const std::string& target,
+                        const std::string& body) {
     std::atomic<bool> sending{false};
     std::thread sender([&] {
         try {
@@ -412,8 +453,36 @@ void kill_after_sending(broker_process& b, const std::string& method, const std:
     std::this_thread::sleep_for(2ms);
     b.kill9();
     sender.join();
-    b.restart();
 }
+
+// Restarts a killed broker from another thread a moment later, so that the client's next
+// requests meet a dead broker (connection refused) and are retried.
+class background_restart {
+public:
+    explicit background_restart(broker_process& b) : b_(b) {}
+    ~background_restart() { join(); }
+    void start() {
+        join();
+        thread_ = std::thread([this] {
+            std::this_thread::sleep_for(300ms);
+            try {
+                b_.restart();
+            } catch (const std::exception& e) {
+                error_ = e.what();
+            }
+        });
+    }
+    void join() {
+        if (thread_.joinable()) thread_.join();
+        if (!error_.empty()) ADD_FAILURE() << "restart: " << error_;
+        error_.clear();
+    }
+
+private:
+    broker_process& b_;
+    std::thread thread_;
+    std::string error_;
+};
 
 // Sends a cycle from another thread while the test holds the query's row, so the cycle waits
 // inside PostgreSQL; SIGKILLs the broker then. The orphaned cycle then either runs to its end
@@ -432,8 +501,9 @@ bool kill_mid_cycle(broker_process& b, const std::string& query_id, const std::s
     });
     std::string orphan;
     const bool waiting = eventually([&] {
-        orphan = cluster().run_sql("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                                   "AND query LIKE 'SELECT queen.stream_cycle(%'");
+        orphan = cluster().run_sql(
+            "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND query LIKE 'SELECT queen.stream_cycle(%'");
         return !orphan.empty();
     });
     EXPECT_TRUE(waiting) << "the cycle never waited for the query's row";
@@ -457,7 +527,7 @@ bool kill_mid_cycle(broker_process& b, const std::string& query_id, const std::s
 // The expected running aggregate of the input: sink payloads and final state per partition.
 struct aggregate_input {
     std::vector<std::pair<std::string, json>> items;
-    std::vector<json> sink;                                  // sorted by JSON text
+    std::vector<json> sink;                                    // sorted by JSON text
     std::map<std::string, std::map<std::string, json>> state;  // partition name → key → value
 };
 
@@ -473,7 +543,8 @@ aggregate_input make_aggregate_input(int partitions, int per_partition) {
             if (agg.is_null()) agg = {{"count", 0}, {"sum", 0}};
             agg["count"] = agg["count"].get<long long>() + 1;
             agg["sum"] = agg["sum"].get<long long>() + v;
-            in.sink.push_back({{"partition", part}, {"n", m}, {"key", key}, {"count", agg["count"]}, {"sum", agg["sum"]}});
+            in.sink.push_back(
+                {{"partition", part}, {"n", m}, {"key", key}, {"count", agg["count"]}, {"sum", agg["sum"]}});
         }
     std::sort(in.sink.begin(), in.sink.end(), [](const json& a, const json& b) { return a.dump() < b.dump(); });
     return in;
@@ -503,6 +574,7 @@ TEST(StreamsEndToEnd, Kill9BetweenAndDuringCyclesLosesAndDoublesNothing) {
     // a pop answered, while a pop is in flight, in the middle of a cycle whose orphan then
     // commits (its ack without and with the lease id), or rolls back, and right after sending.
     broker_process b(cluster().conninfo());
+    background_restart restarter(b);
     stream_client crash(b.port(), unique_name("agg-crash"), source, crash_sink, 10);
     crash.register_query();
     crash.with_lease = [](int n) { return n % 2 == 1; };
@@ -515,26 +587,31 @@ TEST(StreamsEndToEnd, Kill9BetweenAndDuringCyclesLosesAndDoublesNothing) {
     crash.after_cycle = [&](int n) {
         if (!once(n, {3})) return;
         kills.push_back("between cycles");
+        restarter.join();
         b.kill9();
-        b.restart();
+        restarter.start();
     };
     crash.after_pop = [&](int n) {
         if (!once(n, {7})) return;
         kills.push_back("after a pop answered");
+        restarter.join();
         b.kill9();
-        b.restart();
+        restarter.start();
     };
     crash.before_pop = [&](int n) {
         if (!once(n, {11})) return;
         kills.push_back("pop in flight");
+        restarter.join();
         kill_after_sending(b, "GET",
                            "/api/v1/pop/queue/" + url_encode(source) + "?consumerGroup=" + url_encode(crash.group()) +
                                "&batch=10&wait=false",
                            "");
+        restarter.start();
     };
     crash.lose_cycle = [&](int n, const json& body) {
         if (once(n, {16, 21, 26})) {
             const bool run_on = n != 26;
+            restarter.join();
             kills.push_back(std::string("mid-cycle, orphan ") + (run_on ? "runs on" : "terminated") +
                             (body["ack"].contains("leaseId") ? ", ack with lease" : ", ack without lease"));
             orphan_commits += kill_mid_cycle(b, crash.query_id(), crash.group(), body, run_on) ? 1 : 0;
@@ -542,13 +619,16 @@ TEST(StreamsEndToEnd, Kill9BetweenAndDuringCyclesLosesAndDoublesNothing) {
         }
         if (once(n, {31, 36})) {
             kills.push_back("right after sending a cycle");
+            restarter.join();
             kill_after_sending(b, "POST", "/streams/v1/cycle", body.dump());
+            restarter.start();
             return true;
         }
         return false;
     };
     const auto crash_done = [&] { return uncommitted_partitions(source, crash.group()) == 0; };
     ASSERT_TRUE(crash.run(aggregate, crash_done, 50s)) << crash.stats();
+    restarter.join();
     EXPECT_EQ(kills.size(), 8u);
 
     // The crash-free run of the same input, on the shared broker.
@@ -571,12 +651,16 @@ TEST(StreamsEndToEnd, Kill9BetweenAndDuringCyclesLosesAndDoublesNothing) {
     EXPECT_TRUE(calm_sunk == input.sink) << "the crash-free sink differs from the input's aggregate";
     EXPECT_EQ(uncommitted_partitions(source, crash.group()), 0);
     EXPECT_EQ(uncommitted_partitions(source, calm.group()), 0);
-    EXPECT_EQ(sql_int(cluster(), "SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
-                                 "WHERE q.name = " + quote(source)), 0);
+    EXPECT_EQ(sql_int(cluster(),
+                      "SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
+                      "WHERE q.name = " +
+                          quote(source)),
+              0);
     // The orphan of the lease-less ack committed with nobody to answer; its retry was then
     // answered success with every push a duplicate of the orphan's (derived transaction ids).
     EXPECT_GE(orphan_commits, 1);
     EXPECT_GT(crash.stats().duplicate_pushes, 0) << crash.stats();
+    EXPECT_GT(crash.stats().network_retries, 0) << crash.stats();
     std::cout << "[ crash run ] kills:";
     for (const auto& k : kills) std::cout << "\n  " << k;
     std::cout << "\n  orphans committed: " << orphan_commits << "\n  " << crash.stats() << "\n[ calm run ] "
