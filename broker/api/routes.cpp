@@ -64,6 +64,8 @@ const std::array routes{
     route_spec{bhttp::get, "/api/v1/resources/namespaces", handle_list_namespaces, read_only,
                "Namespaces with their counts"},
     route_spec{bhttp::get, "/api/v1/resources/tasks", handle_list_tasks, read_only, "Tasks with their counts"},
+    route_spec{bhttp::get, "/api/v1/resources/streams", handle_list_streams, read_only,
+               "Stream queries with their lanes, state size and source lag, counted now"},
     route_spec{bhttp::post, "/api/v1/stats/refresh", handle_refresh_stats, admin, "Refresh the stats snapshot now"},
     route_spec{bhttp::get, "/api/v1/status", handle_status, read_only,
                "Throughput, totals, leases, dead letters and brokers over a time window"},

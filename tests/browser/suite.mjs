@@ -22,6 +22,9 @@ const TRACE = 'checkout-42';
 const ERROR_TEXT = 'card declined: known error';
 const FRAUD = 'fraud';
 const FRAUD_ERROR = 'suspicious';
+const STREAM = 'dash-counts';
+const STREAM_SOURCE = 'dash-stream-in';
+const STREAM_SINK = 'dash-stream-out';
 
 // ---- the API, from Node ----------------------------------------------------------------
 
@@ -370,6 +373,46 @@ test('maintenance switches', async () => {
   await screenshot('maintenance-pop-on');
   await clickAndNotice('[data-test="pop-toggle"]');
   expectEq((await call('GET', '/api/v1/system/maintenance')).popMaintenanceMode, false, 'pop maintenance off again');
+});
+
+test('streams: none, then a query with its lanes, state and source lag', async () => {
+  // No stream query exists before this test: the view says so.
+  await follow('Streams', 'streams', 'nav');
+  expectEq(await text('[data-test="streams-empty"]'), 'No stream queries yet: a streaming SDK registers one with POST /streams/v1/queries.', 'empty state');
+  await screenshot('streams-empty');
+  // A query over a source of its own: p1 holds 5 messages, p2 2. Its group pops p1 whole and one
+  // cycle writes 3 keys (one of them twice) and acks the 2nd message: one lane, 3 state rows,
+  // source lag 3 on p1 and 2 on p2.
+  const reg = await call('POST', '/streams/v1/queries', { name: STREAM, source_queue: STREAM_SOURCE, sink_queue: STREAM_SINK, config_hash: 'h1' });
+  expectEq(reg.fresh, true, 'registered');
+  const items = [1, 2, 3, 4, 5].map((n) => ({ queue: STREAM_SOURCE, partition: 'p1', payload: { n } }));
+  items.push(...[6, 7].map((n) => ({ queue: STREAM_SOURCE, partition: 'p2', payload: { n } })));
+  await call('POST', '/api/v1/push', { items });
+  const popped = await call('GET', `/api/v1/pop/queue/${STREAM_SOURCE}/partition/p1?batch=5&wait=false&consumerGroup=streams.${STREAM}`);
+  expectEq(popped.messages.length, 5, 'stream pop');
+  const acked = popped.messages[1];
+  const cycle = await call('POST', '/streams/v1/cycle', {
+    query_id: reg.query_id,
+    partition_id: acked.partitionId,
+    consumer_group: `streams.${STREAM}`,
+    state_ops: [
+      { type: 'upsert', key: 'even', value: { count: 1 } },
+      { type: 'upsert', key: 'odd', value: { count: 1 } },
+      { type: 'upsert', key: 'total', value: { count: 2 } },
+      { type: 'upsert', key: 'even', value: { count: 2 } },
+    ],
+    ack: { transactionId: acked.transactionId, leaseId: acked.leaseId },
+  });
+  expectEq(cycle.success, true, `cycle ${JSON.stringify(cycle)}`);
+  const api = (await call('GET', '/api/v1/resources/streams')).streams.find((q) => q.name === STREAM);
+  expectEq([api.lanes, api.stateRows, api.sourceLag].join('|'), '1|3|5', 'lanes, state rows, source lag through the API');
+  await visit('/stream-queries', 'streams');
+  const r = await row('streams', STREAM);
+  expectEq([r[0], r[1], r[2], r[3], r[5]].join('|'), `${STREAM}|${STREAM_SOURCE} → ${STREAM_SINK}|1|3|5`, 'stream row');
+  expectEq(r[4], `${api.stateBytes} B`, 'state size');
+  if (r[6] === '–') throw new Error(`oldest pending: ${r[6]}`);
+  expectEq(await rowCount('streams'), 1, 'stream queries listed');
+  await screenshot('streams');
 });
 
 test('an API error is shown, not swallowed', async () => {

@@ -17,6 +17,7 @@ import traces from './views/traces.js';
 import trace from './views/trace.js';
 import analytics from './views/analytics.js';
 import maintenance from './views/maintenance.js';
+import streams from './views/streams.js';
 
 // [pattern, view name, view, title]; ":name" is one path segment.
 const ROUTES = [
@@ -30,6 +31,7 @@ const ROUTES = [
   ['/dlq', 'dlq', dlq, 'Dead letters'],
   ['/traces', 'traces', traces, 'Traces'],
   ['/traces/:name', 'trace', trace, 'Trace'],
+  ['/stream-queries', 'streams', streams, 'Streams'],
   ['/analytics', 'analytics', analytics, 'Analytics'],
   ['/maintenance', 'maintenance', maintenance, 'Maintenance'],
 ];
@@ -41,6 +43,7 @@ const NAV = [
   ['/groups', 'Consumer groups'],
   ['/dlq', 'Dead letters'],
   ['/traces', 'Traces'],
+  ['/stream-queries', 'Streams'],
   ['/analytics', 'Analytics'],
   ['/maintenance', 'Maintenance'],
 ];

@@ -9,5 +9,6 @@ namespace queen::api {
 boost::asio::awaitable<http::response> handle_stream_register(broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_stream_state_get(broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_list_streams(broker_context& ctx, http::request_context& rc);
 
 }  // namespace queen::api
