@@ -22,6 +22,29 @@ protected:
     void TearDown() override { cluster().run_sql("SELECT queen.set_maintenance(false, false)"); }
 };
 
+TEST_F(AuthProducer, AStreamCycleStampsItsSinkPushesWithTheTokensSub) {
+    broker_process b(cluster().conninfo(), {{"JWT_ENABLED", "true"}, {"JWT_SECRET", secret}});
+    auto c = client_of(b);
+    const auto token = jwt::token("HS256", jwt::claims("svc-stream", "read-write"), nullptr, secret);
+    const auto source = unique_name("auth-stream-src"), sink = unique_name("auth-stream-sink");
+    auto reg = send(c, "POST", "/streams/v1/queries", token,
+                    json{{"name", source}, {"source_queue", source}, {"sink_queue", sink}, {"config_hash", "h"}}.dump());
+    ASSERT_EQ(reg.status, 200) << reg.body;
+    ASSERT_EQ(send(c, "POST", "/api/v1/push", token, push_body(source)).status, 201);
+    auto popped = send(c, "GET", "/api/v1/pop/queue/" + source + "?wait=false&consumerGroup=streams." + source, token);
+    ASSERT_EQ(popped.status, 200) << popped.body;
+    const json m = popped.json()["messages"][0];
+    const json cycle{{"query_id", reg.json()["query_id"]},
+                     {"partition_id", m["partitionId"]},
+                     {"consumer_group", "streams." + source},
+                     {"push_items", {{{"queue", sink}, {"payload", 1}, {"producerSub", "forged"}}}},
+                     {"ack", {{"transactionId", m["transactionId"]}, {"leaseId", m["leaseId"]}}}};
+    auto r = send(c, "POST", "/streams/v1/cycle", token, cycle.dump());
+    ASSERT_EQ(r.status, 200) << r.body;
+    ASSERT_EQ(r.json()["success"], true) << r.body;
+    EXPECT_EQ(stored_producer(sink), "svc-stream");
+}
+
 TEST_F(AuthProducer, TheTokensSubIsStampedAndTheBodysIgnored) {
     broker_process b(cluster().conninfo(), {{"JWT_ENABLED", "true"}, {"JWT_SECRET", secret}});
     auto c = client_of(b);
