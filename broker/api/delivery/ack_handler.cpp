@@ -1,6 +1,6 @@
-#include "api/delivery/activity_recording.hpp"
+#include "api/shared/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
-#include "api/delivery/opaque_span_offsets.hpp"
+#include "api/shared/opaque_span_offsets.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
 #include "segment/segment_codec.hpp"

@@ -1,4 +1,4 @@
-#include "api/delivery/activity_recording.hpp"
+#include "api/shared/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
 #include "api/delivery/long_poll.hpp"
 #include "api/delivery/pop_answer.hpp"

@@ -1,4 +1,4 @@
-#include "api/delivery/activity_recording.hpp"
+#include "api/shared/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"

@@ -1,5 +1,5 @@
-#include "api/delivery/activity_recording.hpp"
-#include "api/delivery/opaque_span_offsets.hpp"
+#include "api/shared/activity_recording.hpp"
+#include "api/shared/opaque_span_offsets.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"
 #include "api/shared/spool_push.hpp"

@@ -1,4 +1,4 @@
-#include "api/delivery/activity_recording.hpp"
+#include "api/shared/activity_recording.hpp"
 
 #include <map>
 #include <set>

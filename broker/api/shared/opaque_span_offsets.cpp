@@ -1,4 +1,4 @@
-#include "api/delivery/opaque_span_offsets.hpp"
+#include "api/shared/opaque_span_offsets.hpp"
 
 #include "api/shared/validate.hpp"
 #include "segment/segment_reader.hpp"
