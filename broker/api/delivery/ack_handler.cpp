@@ -1,5 +1,5 @@
-#include "api/shared/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
+#include "api/shared/activity_recording.hpp"
 #include "api/shared/opaque_span_offsets.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"

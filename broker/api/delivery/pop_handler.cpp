@@ -1,7 +1,7 @@
-#include "api/shared/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
 #include "api/delivery/long_poll.hpp"
 #include "api/delivery/pop_answer.hpp"
+#include "api/shared/activity_recording.hpp"
 #include "api/shared/api_error.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "domain/message_id.hpp"

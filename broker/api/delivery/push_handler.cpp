@@ -1,5 +1,5 @@
-#include "api/shared/activity_recording.hpp"
 #include "api/delivery/handlers.hpp"
+#include "api/shared/activity_recording.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"
 #include "api/shared/push_request.hpp"
