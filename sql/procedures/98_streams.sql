@@ -141,6 +141,22 @@ $$;
 COMMENT ON FUNCTION queen.stream_ack_offset(bigint, text, text) IS
   'The offset a stream cycle''s ack names within its group''s span, or NULL (no lock taken).';
 
+-- queen.stream_check_lease: raises QNCYC 'Invalid or expired lease' unless p_lease is NULL or
+-- the live lease of the group's cursor on the partition.
+CREATE OR REPLACE FUNCTION queen.stream_check_lease(p_partition_id bigint, p_group text, p_lease uuid)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+BEGIN
+    IF p_lease IS NOT NULL AND NOT EXISTS (
+           SELECT 1 FROM queen.log_consumers lc
+            WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
+              AND lc.lease_id = p_lease AND lc.lease_expires_at > now()) THEN
+        RAISE EXCEPTION 'Invalid or expired lease' USING ERRCODE = 'QNCYC';
+    END IF;
+END;
+$$;
+
 -- queen.stream_cycle: one cycle of a stream lane (POST /streams/v1/cycle), in ONE transaction.
 -- Inputs: the query and source partition; the consumer group of the source; state ops as
 --   parallel arrays (type 'upsert' | 'delete', key, value); the sink pushes as queen.push takes
@@ -222,12 +238,7 @@ BEGIN
 
         -- The acked offset, read first: derived transaction ids name it.
         IF p_ack_txid IS NOT NULL THEN
-            IF p_ack_lease IS NOT NULL AND NOT EXISTS (
-                   SELECT 1 FROM queen.log_consumers lc
-                    WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
-                      AND lc.lease_id = p_ack_lease AND lc.lease_expires_at > now()) THEN
-                RAISE EXCEPTION 'Invalid or expired lease' USING ERRCODE = 'QNCYC';
-            END IF;
+            PERFORM queen.stream_check_lease(p_partition_id, p_group, p_ack_lease);
             v_off := coalesce(p_ack_offset, queen.stream_ack_offset(p_partition_id, p_group, p_ack_txid));
             IF v_off IS NULL THEN
                 RAISE EXCEPTION 'the acknowledged message (transactionId %) is not in the span of group % on partition %',
@@ -257,12 +268,7 @@ BEGIN
             SELECT * INTO a FROM queen.ack(p_group, ARRAY[p_partition_id], ARRAY[p_ack_txid], ARRAY[v_off],
                                            ARRAY[p_ack_lease], ARRAY[p_ack_status], ARRAY[p_ack_error]);
             IF NOT a.success THEN
-                IF p_ack_lease IS NOT NULL AND NOT EXISTS (
-                       SELECT 1 FROM queen.log_consumers lc
-                        WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
-                          AND lc.lease_id = p_ack_lease AND lc.lease_expires_at > now()) THEN
-                    RAISE EXCEPTION 'Invalid or expired lease' USING ERRCODE = 'QNCYC';
-                END IF;
+                PERFORM queen.stream_check_lease(p_partition_id, p_group, p_ack_lease);
                 RAISE EXCEPTION 'the acknowledgement of transactionId % failed: %', p_ack_txid, a.error
                       USING ERRCODE = 'QNCYC';
             END IF;
