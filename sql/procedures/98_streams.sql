@@ -76,6 +76,9 @@ CREATE OR REPLACE FUNCTION queen.stream_state_get(
     p_ripe_at_or_before numeric DEFAULT NULL, p_limit integer DEFAULT NULL)
 RETURNS TABLE(key text, value jsonb, updated_at timestamptz)
 LANGUAGE plpgsql STABLE
+-- Key lookups newest version first: a bitmap scan (the planner's pick once a held snapshot has
+-- left many versions) reads every version of a key (docs/architecture.md, "Plans that stay right").
+SET enable_bitmapscan = off
 AS $$
 #variable_conflict use_column
 BEGIN
@@ -113,6 +116,9 @@ COMMENT ON FUNCTION queen.stream_state_get(uuid, bigint, text[], text, numeric, 
 CREATE OR REPLACE FUNCTION queen.stream_ack_offset(p_partition_id bigint, p_group text, p_txid text)
 RETURNS bigint
 LANGUAGE plpgsql STABLE
+-- Key lookups newest version first: a bitmap scan (the planner's pick once a held snapshot has
+-- left many versions) reads every version of a key (docs/architecture.md, "Plans that stay right").
+SET enable_bitmapscan = off
 AS $$
 DECLARE
     cur   record;
@@ -182,6 +188,9 @@ CREATE OR REPLACE FUNCTION queen.stream_cycle(
 RETURNS jsonb
 LANGUAGE plpgsql
 SET enable_seqscan = off
+-- Key lookups newest version first: a bitmap scan (the planner's pick once a held snapshot has
+-- left many versions) reads every version of a key (docs/architecture.md, "Plans that stay right").
+SET enable_bitmapscan = off
 SET jit = off
 AS $$
 #variable_conflict use_column
