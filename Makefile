@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test lint browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test lint browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot bench-stream soak sanitize clean
 
 all: build
 
@@ -99,6 +99,12 @@ bench: build
 
 bench-broker: build
 	bash bench/run.sh $(BUILD_DIR)
+
+# Streams: map -> tumbling count -> sink over 1,000 partitions, one cycle per source-partition
+# batch, on a private PostgreSQL (bench/stream.sh, docs/benchmarks.md "Streams"). The held-
+# snapshot run of the same workload: make bench-snapshot HOLDERS=rr WORKLOAD=stream.
+bench-stream: build
+	bash bench/stream.sh $(BUILD_DIR)
 
 soak: build
 	bash bench/soak.sh $(BUILD_DIR)

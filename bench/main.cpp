@@ -15,6 +15,7 @@
 #include "roles.hpp"
 #include "run_control.hpp"
 #include "stats.hpp"
+#include "stream_run.hpp"
 #include "streams.hpp"
 
 #include <utility>
@@ -273,6 +274,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
+        if (o.mode == run_mode::stream) return run_stream(o);
         return run(o);
     } catch (const std::exception& e) {
         fmt::print(stderr, "queen_bench: fatal: {}\n", e.what());

@@ -16,6 +16,7 @@ const char* to_string(run_mode m) {
         case run_mode::consume: return "consume";
         case run_mode::both: return "both";
         case run_mode::pipeline: return "pipeline";
+        case run_mode::stream: return "stream";
     }
     return "?";
 }
@@ -67,7 +68,7 @@ std::string fresh_queue_name() {
 }
 
 // Rejects combinations of --groups, --rate, --stages and --inject-tx-failures that cannot be run.
-void validate_new_modes(const options& o, bool stages_given) {
+void validate_new_modes(const options& o, bool stages_given, bool stream_given) {
     const bool pipeline = o.mode == run_mode::pipeline;
     if (o.groups > 0) {
         if (o.mode == run_mode::push) throw usage_error("--groups needs consumers (mode consume or both)");
@@ -80,8 +81,18 @@ void validate_new_modes(const options& o, bool stages_given) {
     }
     if (o.rate > 0 && o.mode == run_mode::consume) throw usage_error("--rate needs producers (mode push, both or pipeline)");
     if (stages_given && !pipeline) throw usage_error("--stages applies to --mode pipeline only");
+    if (stream_given && o.mode != run_mode::stream)
+        throw usage_error("--stream-keys, --window-ms and --lateness-ms apply to --mode stream only");
     if (o.inject_tx_failures > 0 && !pipeline) throw usage_error("--inject-tx-failures applies to --mode pipeline only");
     if (o.inject_tx_failures == 1) throw usage_error("--inject-tx-failures 1 would fail every transaction; use 0 or >= 2");
+    if (o.mode == run_mode::stream) {
+        if (o.groups > 0) throw usage_error("--groups does not apply to --mode stream");
+        if (o.auto_ack) throw usage_error("--auto-ack does not apply to --mode stream (its cycles ack)");
+        if (!o.consumer_group.empty())
+            throw usage_error("--mode stream pops as the group streams.<queue>; drop --consumer-group");
+        if (o.rate > 0) throw usage_error("--rate does not apply to --mode stream");
+        if (o.queue.size() + 5 > 255) throw usage_error("--queue is too long for the sink name <queue>-sink");
+    }
     if (pipeline) {
         if (o.auto_ack) throw usage_error("--auto-ack does not apply to --mode pipeline (it forwards and acks atomically)");
         if (!o.consumer_group.empty()) throw usage_error("--mode pipeline runs in queue mode; drop --consumer-group");
@@ -96,7 +107,8 @@ void validate_new_modes(const options& o, bool stages_given) {
 // Checks and completes --duration-seconds: mode both, one stream, --messages as room, time limit.
 void resolve_duration_mode(options& o) {
     if (o.duration_seconds == 0) return;
-    if (o.mode != run_mode::both) throw usage_error("--duration-seconds needs --mode both");
+    if (o.mode != run_mode::both && o.mode != run_mode::stream)
+        throw usage_error("--duration-seconds needs --mode both or stream");
     if (o.groups > 0) throw usage_error("--duration-seconds does not combine with --groups");
     if (!o.messages_given) o.messages = duration_capacity;
     const unsigned needed = o.duration_seconds + o.drain_seconds;
@@ -110,6 +122,7 @@ void resolve_duration_mode(options& o) {
 
 bool parse_options(int argc, char** argv, options& o) {
     bool producers_given = false, consumers_given = false, stages_given = false, duration_extras = false;
+    bool stream_given = false;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         std::string value;
@@ -146,13 +159,19 @@ bool parse_options(int argc, char** argv, options& o) {
         else if (arg == "--rate") o.rate = parse_size(arg, next(), 0, 100000000);
         else if (arg == "--stages") o.stages = parse_size(arg, next(), 1, 100), stages_given = true;
         else if (arg == "--inject-tx-failures") o.inject_tx_failures = parse_size(arg, next(), 0, 1000000);
+        else if (arg == "--stream-keys") o.stream_keys = parse_size(arg, next(), 1, 100000), stream_given = true;
+        else if (arg == "--window-ms")
+            o.window_ms = static_cast<unsigned>(parse_size(arg, next(), 1, 86400000)), stream_given = true;
+        else if (arg == "--lateness-ms")
+            o.lateness_ms = static_cast<unsigned>(parse_size(arg, next(), 0, 86400000)), stream_given = true;
         else if (arg == "--mode") {
             auto m = next();
             if (m == "push") o.mode = run_mode::push;
             else if (m == "consume") o.mode = run_mode::consume;
             else if (m == "both") o.mode = run_mode::both;
             else if (m == "pipeline") o.mode = run_mode::pipeline;
-            else throw usage_error(fmt::format("--mode must be push, consume, both or pipeline, got '{}'", m));
+            else if (m == "stream") o.mode = run_mode::stream;
+            else throw usage_error(fmt::format("--mode must be push, consume, both, pipeline or stream, got '{}'", m));
         } else if (arg == "--wait") flag(), o.wait = true;
         else if (arg == "--wait-timeout-ms") o.wait_timeout_ms = static_cast<unsigned>(parse_size(arg, next(), 1, 600000));
         else if (arg == "--idle-sleep-ms") o.idle_sleep_ms = static_cast<unsigned>(parse_size(arg, next(), 0, 60000));
@@ -198,6 +217,7 @@ bool parse_options(int argc, char** argv, options& o) {
             break;
         case run_mode::both:
         case run_mode::pipeline:
+        case run_mode::stream:
             if (!producers_given && !consumers_given) {
                 o.producers = o.connections / 2;
                 o.consumers = o.connections - o.producers;
@@ -210,7 +230,7 @@ bool parse_options(int argc, char** argv, options& o) {
     }
     if (o.mode != run_mode::consume && o.producers == 0) throw usage_error("at least one producer is needed");
     if (o.mode != run_mode::push && o.consumers == 0) throw usage_error("at least one consumer is needed");
-    validate_new_modes(o, stages_given);
+    validate_new_modes(o, stages_given, stream_given);
     resolve_duration_mode(o);
     o.connections = o.producers + o.consumers;
     return true;

@@ -7,7 +7,7 @@
 
 namespace queen::bench {
 
-enum class run_mode { push, consume, both, pipeline };
+enum class run_mode { push, consume, both, pipeline, stream };
 
 const char* to_string(run_mode m);
 
@@ -35,6 +35,9 @@ struct options {
     std::size_t rate = 0;        // offered push rate, messages/s over all producers (0: unpaced)
     std::size_t stages = 4;      // pipeline: queues <queue>-s0..s{S-1}
     std::size_t inject_tx_failures = 0;  // pipeline: every K-th forward transaction is made to fail
+    std::size_t stream_keys = 4;    // stream: keys k0..k{K-1} per partition (stream_stage.hpp)
+    unsigned window_ms = 1000;      // stream: the tumbling window
+    unsigned lateness_ms = 500;     // stream: a window closes at max event time - lateness
     bool wait = false;
     unsigned wait_timeout_ms = 2000;
     bool auto_ack = false;

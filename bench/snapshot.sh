@@ -60,8 +60,19 @@
 # The exit status is 1 only for a broken run (a slot whose queen_bench failed, a holder that
 # held nothing, a broker or server that died), never for a missed target.
 #
+# WORKLOAD=stream runs the stream workload in every slot instead of the headline load:
+# queen_bench --mode stream --partitions STREAM_PARTITIONS (1000) with the same slot options
+# (bench/stream_stage.hpp: pop as streams.snapshot, state/get of the batch's keys, one cycle per
+# source-partition batch with state ops, sink pushes into snapshot-sink and the ack). Each
+# slot registers the same query again (same config hash), so its state and lanes carry over
+# from slot to slot like the queue's rows; a slot reads every lane's state before and after
+# itself to check the counts. Its report adds, per holder and minute, the cycles/s, messages
+# per cycle and cycle and state/get medians of both sides, and queen.stream_state's and
+# stream_lanes' dead tuples and sizes; the waits sampler names cycle and state/get backends.
+# Unset, the script runs as before.
+#
 # Environment: DURATION [10] minutes of load per side and holder; HOLDERS ["rr dump standby"]
-# (and none);
+# (and none); WORKLOAD [] (stream: above) and STREAM_PARTITIONS [1000];
 # SAMPLE_SECONDS [60] the slot, a divisor of DURATION x 60; WARMUP [DURATION, at most 6]
 # unmeasured minutes of the same alternating load before the first holder, in whole slot
 # pairs (rounded up; see warm_up);
@@ -85,6 +96,10 @@ RESULTS_DIR=${RESULTS_DIR:-}
 KEEP=${KEEP:-0}
 RATE_GUESS=${RATE_GUESS:-25000}
 BYTES_PER_MESSAGE=${BYTES_PER_MESSAGE:-500}
+WORKLOAD=${WORKLOAD:-}
+STREAM_PARTITIONS=${STREAM_PARTITIONS:-1000}
+WORKLOAD_ARGS=""
+WAIT_KINDS=""  # more backend kinds of the waits sampler (a CASE branch ending in a space)
 
 log() { echo "snapshot.sh: $*" >&2; }
 export PGOPTIONS="${PGOPTIONS:-} -c client_min_messages=warning"  # no NOTICE for DROP ... IF EXISTS
@@ -94,6 +109,15 @@ die() { log "$*"; exit 1; }
 [[ $SAMPLE_SECONDS =~ ^[1-9][0-9]*$ ]] && ((DURATION * 60 % SAMPLE_SECONDS == 0 && WARMUP * 60 % SAMPLE_SECONDS == 0)) ||
     die "SAMPLE_SECONDS must divide DURATION x 60 and WARMUP x 60, got '$SAMPLE_SECONDS'"
 for h in $HOLDERS; do [[ $h == rr || $h == dump || $h == standby || $h == none ]] || die "unknown holder '$h' (rr, dump, standby, none)"; done
+case $WORKLOAD in
+    "") ;;
+    stream)
+        [[ $STREAM_PARTITIONS =~ ^[1-9][0-9]*$ ]] || die "STREAM_PARTITIONS must be a whole number, got '$STREAM_PARTITIONS'"
+        WORKLOAD_ARGS="--mode stream --partitions $STREAM_PARTITIONS"
+        WAIT_KINDS="WHEN query LIKE '%queen.stream_cycle(%' THEN 'cycle' WHEN query LIKE '%queen.stream_state_get(%' THEN 'state/get' "
+        ;;
+    *) die "unknown WORKLOAD '$WORKLOAD' (unset: the headline load; stream)" ;;
+esac
 for tool in jq curl awk; do command -v "$tool" >/dev/null || die "$tool is needed"; done
 [[ -x $BUILD_DIR/queen && -x $BUILD_DIR/queen_bench ]] || die "build queen and queen_bench in $BUILD_DIR first"
 [[ $(id -u) != 0 ]] || id postgres >/dev/null 2>&1 || die "as root the servers run as the user postgres, which does not exist"
@@ -265,7 +289,7 @@ bench_run() {  # side, dir, label, slot number, seconds
     # shellcheck disable=SC2086
     exec "$BUILD_DIR/queen_bench" --url "http://127.0.0.1:${BROKER_PORT[$1]}" --queue snapshot --duration-seconds "$5" \
         --interval-seconds "$SAMPLE_SECONDS" --label "$3" --json --quiet --json-out "$2/slot-$4.jsonl" \
-        $BENCH_ARGS >"$2/slot-$4.out" 2>"$2/slot-$4.err"
+        $WORKLOAD_ARGS $BENCH_ARGS >"$2/slot-$4.out" 2>"$2/slot-$4.err"
 }
 
 # waits.tsv of a phase while its slot runs (phase, slot, epoch, backend, wait event or CPU,
@@ -281,7 +305,7 @@ waits_sampler_start() {  # phase name, slot number, phase dir
                    CASE WHEN application_name = 'pg_dump' THEN 'pg_dump'
                         WHEN backend_type <> 'client backend' THEN backend_type
                         WHEN query LIKE '%queen.push(%' THEN 'push' WHEN query LIKE '%queen.pop(%' THEN 'pop'
-                        WHEN query LIKE '%queen.ack%' THEN 'ack' ELSE 'other' END AS what
+                        WHEN query LIKE '%queen.ack%' THEN 'ack' ${WAIT_KINDS}ELSE 'other' END AS what
               FROM pg_stat_activity WHERE datname = 'queen' AND pid <> pg_backend_pid())
         SELECT '$1', '$2', extract(epoch FROM now())::bigint, w.what,
                coalesce(w.wait_event_type || ':' || w.wait_event, 'CPU'),
@@ -331,6 +355,62 @@ slots_note() {  # dir
     cat "$1"/slot-*.jsonl 2>/dev/null | jq -rs '[.[] | select(.type != "interval")] as $r |
         "queen_bench \([$r[] | .result] | group_by(.) | map("\(.[0]) in \(length)") | join(", ")) of \($r | length) slots; \([$r[] | .duration.messagesSent] | add) messages sent, drain per slot median \([$r[] | .duration.drainSeconds // 0] | sort | .[length / 2 | floor]) s; duplicates \([$r[] | .verification.duplicates] | add), missing \([$r[] | .verification.missing] | add), order violations \([$r[] | .verification.orderViolations] | add)"' \
         2>/dev/null || echo "no result from queen_bench"
+}
+
+# WORKLOAD=stream: "; cycles …, failed …, counts balanced in N of M slots" of a side (else nothing).
+stream_note() {  # dir
+    [[ $WORKLOAD == stream ]] || return 0
+    cat "$1"/slot-*.jsonl 2>/dev/null | jq -rs '[.[] | select(.type != "interval")] as $r |
+        "; stream cycles \([$r[] | .stream.cycles] | add), failed cycles \([$r[] | .stream.failedCycles] | add), lost answers \([$r[] | .stream.lostAnswers] | add), counts balanced in \([$r[] | select(.stream.countCheck.balanced)] | length) of \($r | length) slots, source lag 0 after \([$r[] | select(.stream.sourceLagAtEnd == 0)] | length)"' \
+        2>/dev/null || echo "; no stream result"
+}
+
+# WORKLOAD=stream: per holder and minute, both sides' cycles/s, messages per cycle, cycle and
+# state/get medians (from each slot's result), and queen.stream_state's and stream_lanes' dead
+# tuples and total size at the end of the minute (from tables.tsv), then the medians.
+stream_report() {
+    local h role m
+    for h in $HOLDERS; do
+        for role in holder control; do
+            for m in $(seq 1 "$SLOTS"); do
+                jq -r --arg p "$h-$role" --arg m "$m" 'select(.type != "interval") | [$p, $m, .throughput.cycles,
+                    .throughput.messagesPerCycle, .latencyMs.cycle.p50, .latencyMs.stateGet.p50] | @tsv' \
+                    "$WORK/$h-$role/slot-$m.jsonl" 2>/dev/null || true
+            done
+        done
+    done >"$WORK/stream_slots.tsv"
+    awk -F'\t' -v holders="$HOLDERS" -v unit="$( ((SAMPLE_SECONDS == 60)) && echo min || echo "#")" '
+        function mb(b) { return b == "" ? "-" : sprintf("%.1f", b / 1048576) }
+        function n(x) { return x == "" ? "-" : x }
+        function median(list,   v, k, i, j, t) {
+            k = split(substr(list, 2), v, " ")
+            for (i = 2; i <= k; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            return k == 0 ? 0 : (k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2)
+        }
+        FNR == NR { cyc[$1, $2] = $3; per[$1, $2] = $4; cp[$1, $2] = $5; gp[$1, $2] = $6; if ($2 > last[$1]) last[$1] = $2; next }
+        $2 != "end" { dead[$1, $2, $4] = $6; total[$1, $2, $4] = $9 }
+        END {
+            nh = split(holders, hs, " ")
+            for (i = 1; i <= nh; i++) {
+                c = hs[i] "-control"; o = hs[i] "-holder"
+                printf "\n== %s, the stream workload: cycles/s and msgs per cycle over each slot, cycle and state/get p50 ms; stream tables at the end of the slot: dead tuples control/holder, total MB control/holder\n", hs[i]
+                printf "%-4s %13s %6s %11s %13s %15s  %-26s %s\n", unit, "cycles/s c/h", "ratio", "msgs/cyc", "cycle p50", "state/get p50", "stream_state", "stream_lanes"
+                lc = ""; lo = ""; pc = ""; po = ""
+                for (m = 1; m <= (last[c] > last[o] ? last[c] : last[o]); m++) {
+                    printf "%-4s %13s %6s %11s %13s %15s  %-26s %s\n", m,
+                        sprintf("%.0f/%.0f", cyc[c, m], cyc[o, m]), (cyc[c, m] > 0 ? sprintf("%.2f", cyc[o, m] / cyc[c, m]) : "-"),
+                        sprintf("%.1f/%.1f", per[c, m], per[o, m]), sprintf("%.2f/%.2f", cp[c, m], cp[o, m]),
+                        sprintf("%.2f/%.2f", gp[c, m], gp[o, m]),
+                        n(dead[c, m, "stream_state"]) "/" n(dead[o, m, "stream_state"]) ", " mb(total[c, m, "stream_state"]) "/" mb(total[o, m, "stream_state"]),
+                        n(dead[c, m, "stream_lanes"]) "/" n(dead[o, m, "stream_lanes"]) ", " mb(total[c, m, "stream_lanes"]) "/" mb(total[o, m, "stream_lanes"])
+                    if ((c, m) in cyc) { lc = lc " " cyc[c, m]; pc = pc " " cp[c, m] }
+                    if ((o, m) in cyc) { lo = lo " " cyc[o, m]; po = po " " cp[o, m] }
+                }
+                mc = median(lc); mo = median(lo)
+                printf "median slot: cycles/s control %.0f, holder %.0f, holder/control %.2f; cycle p50 control %.2f ms, holder %.2f ms\n",
+                    mc, mo, (mc > 0 ? mo / mc : 0), median(pc), median(po)
+            }
+        }' "$WORK/stream_slots.tsv" "$WORK/tables.tsv"
 }
 
 # Messages sent (and, verified, consumed) over all slots of a side.
@@ -391,7 +471,7 @@ run_holder() {  # holder
         {
             echo "${name[$s]}: $(holder_note "$h" "$s" "$dir")"
             echo "${name[$s]}: $(wal_note "${wal_at_start[$s]}")"
-            echo "${name[$s]}: $(slots_note "$dir")"
+            echo "${name[$s]}: $(slots_note "$dir")$(stream_note "$dir")"
         } >>"$WORK/notes.txt"
     done
     tail -n 6 "$WORK/notes.txt" | sed 's/^/snapshot.sh: /' >&2
@@ -404,7 +484,7 @@ for s in h c; do side_start "$s"; done
 use_side h
 PG_VERSION=$(pg_sql postgres "SHOW server_version")
 log "PostgreSQL $PG_VERSION on 127.0.0.1:${SIDE_PORT[h]} (side h) and :${SIDE_PORT[c]} (side c); $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "started $(date -u +%FT%TZ); DURATION=$DURATION min per side; slots of $SAMPLE_SECONDS s; HOLDERS=$HOLDERS; PostgreSQL $PG_VERSION; $(nproc) CPUs; $(uname -srm)" >"$WORK/notes.txt"
+echo "started $(date -u +%FT%TZ); DURATION=$DURATION min per side; slots of $SAMPLE_SECONDS s; HOLDERS=$HOLDERS${WORKLOAD:+; WORKLOAD=$WORKLOAD ($WORKLOAD_ARGS)}; PostgreSQL $PG_VERSION; $(nproc) CPUs; $(uname -srm)" >"$WORK/notes.txt"
 
 warm_up
 for h in $HOLDERS; do run_holder "$h"; done
@@ -425,6 +505,7 @@ echo
 cat "$WORK/notes.txt"
 {
     awk -f "$ROOT/bench/lib/snapshot_report.awk" -v holders="$HOLDERS" -v interval="$SAMPLE_SECONDS" "$WORK/intervals.tsv" "$WORK/tables.tsv"
+    [[ $WORKLOAD != stream ]] || stream_report || true
     awk -f "$ROOT/bench/lib/snapshot_events.awk" -v holders="$HOLDERS" "$WORK/slots.tsv" "$WORK/waits.tsv" \
         h=1 "$WORK/pg-h/postgres.log" h=0 "$WORK/pg-c/postgres.log"
     for h in $HOLDERS; do

@@ -9,10 +9,11 @@ std::string usage_text() {
 
 Usage: queen_bench [options]
   --url URL              broker base URL (default http://127.0.0.1:6632)
-  --mode push|consume|both|pipeline
+  --mode push|consume|both|pipeline|stream
                          push: produce only; consume: pop+ack an existing backlog of
                          --messages messages; both: produce and consume concurrently (default);
-                         pipeline: produce into <queue>-s0 and forward stage by stage (below)
+                         pipeline: produce into <queue>-s0 and forward stage by stage (below);
+                         stream: a streaming query, map -> tumbling count -> sink (below)
   --messages N           messages to push / consume (default 100000)
   --partitions P         partitions p0..p{P-1} the producers spread over (default 100)
   --connections C        keep-alive HTTP connections (default 16); in `both` and `pipeline`
@@ -50,6 +51,18 @@ Usage: queen_bench [options]
   --inject-tx-failures K pipeline mode: every K-th forward transaction of each worker carries
                          an extra ack the broker cannot resolve, so it is rolled back
                          (tests the retry path; default 0: off)
+  --stream-keys K        stream mode: producers push {"key":"k<j>","ts":<event ms>,…} into --queue
+                         (key j = (seq / P) % K, default 4); workers register the query <queue>,
+                         pop as the group streams.<queue> and, per source partition of a pop,
+                         read the state of the batch's keys (state/get with keys), count per
+                         (key, window), and send ONE POST /streams/v1/cycle: the windows that
+                         closed pushed to <queue>-sink and removed from state, the rest upserted,
+                         the batch's last message acked. Verified: every message committed once
+                         and in order, emitted counts + state = messages counted, the source lag
+                         0, no failed cycle (bench/stream_stage.hpp)
+  --window-ms MS         stream mode: the tumbling window (default 1000)
+  --lateness-ms MS       stream mode: a window closes once its end is at or before the batch's
+                         max event time minus MS (default 500)
   --wait                 long-poll pops (wait=true)
   --wait-timeout-ms MS   long-poll timeout (default 2000)
   --idle-sleep-ms MS     pause after an empty pop without --wait (default 10)
@@ -58,7 +71,7 @@ Usage: queen_bench [options]
   --dedup                client-chosen transactionIds (always on; accepted for clarity)
   --max-seconds S        overall time limit; on expiry report and exit 3 (default 600; in
                          duration mode --duration-seconds + --drain-seconds)
-  --duration-seconds N   duration mode (--mode both only, not with --groups): the producers push
+  --duration-seconds N   duration mode (--mode both or stream, not with --groups): the producers push
                          for N seconds instead of a fixed count; --messages becomes the most
                          messages they may send (default 50000000). No producer starts a batch
                          after N s; batches in flight finish, with their retries. The consumers
