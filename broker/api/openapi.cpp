@@ -103,7 +103,8 @@ std::string openapi_document(std::span<const route_spec> routes, std::string_vie
         .field("version", version)
         .field("description",
                "Generated from the broker's route table. x-queen-access is the access level a token needs "
-               "when authentication is on (public, read-only, read-write, admin).")
+               "when authentication is on (public, read-only, read-write, admin). x-queen-tenancy is what the "
+               "route sees when tenancy is on (outside, tenant, operator, all-tenants; docs/tenancy.md).")
         .end_object()
         .key("paths")
         .begin_object();
@@ -114,7 +115,8 @@ std::string openapi_document(std::span<const route_spec> routes, std::string_vie
                 .begin_object()
                 .field("operationId", operation_id(op.method, op.route->path))
                 .field("summary", op.route->summary)
-                .field("x-queen-access", access_name(op.route->access));
+                .field("x-queen-access", access_name(op.route->access))
+                .field("x-queen-tenancy", tenancy_name(op.route->tenancy));
             if (!op.params.empty()) {
                 out.key("parameters").begin_array();
                 for (const auto& p : op.params)

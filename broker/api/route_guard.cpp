@@ -33,13 +33,46 @@ void admit_rate(broker_context& ctx, std::string_view kind, const std::string& i
                         "request rate limit exceeded; retry after " + std::to_string(wait) + " s", wait);
 }
 
+// The caller's tenant (docs/tenancy.md): the token's claim when the token carries one (a
+// header that differs is refused), else the header. With a claim configured, a token without
+// the claim may name its tenant by the header only when it has admin (`header_allowed`).
+domain::tenant_scope tenant_of(const broker_context& ctx, const http::request_context& rc,
+                               const std::optional<std::string>& claimed, bool header_allowed) {
+    const std::string& header = ctx.config.tenancy_header;
+    const auto field = rc.req.find(header);
+    std::optional<std::string> named;
+    if (field != rc.req.end()) named = std::string(field->value());
+    std::string tenant;
+    if (claimed) {
+        if (auto problem = domain::tenant_name_problem(*claimed); !problem.empty())
+            throw api_error(error_code::forbidden, "the token's tenant claim " + problem);
+        if (named && *named != *claimed)
+            throw api_error(error_code::forbidden, "tenant header " + header + " differs from the token's tenant");
+        tenant = *claimed;
+    } else {
+        if (!ctx.config.auth.tenant_claim.empty() && !header_allowed)
+            throw api_error(error_code::forbidden,
+                            "the token names no tenant (claim " + ctx.config.auth.tenant_claim + ")");
+        if (!named) throw bad_request("missing tenant header " + header);
+        if (auto problem = domain::tenant_name_problem(*named); !problem.empty())
+            throw bad_request("tenant header " + header + " " + problem);
+        tenant = std::move(*named);
+    }
+    const bool is_default = tenant == ctx.config.tenancy_default;
+    return domain::tenant_scope(std::move(tenant), is_default);
+}
+
 }  // namespace
 
 boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, http::request_context& rc) {
     const std::string_view target = rc.req.target();
     const std::string_view path = target.substr(0, target.find('?'));
     if (r.access == access_level::anyone) co_return;
-    if (ctx.auth.enabled() && !ctx.auth.skips(path)) {
+    const bool tenancy = !ctx.config.tenancy_header.empty();
+    // With tenancy on, a route that shows every tenant needs admin even on a skipped path.
+    const bool all_tenants =
+        tenancy && (r.tenancy == tenancy_rule::operator_ || r.tenancy == tenancy_rule::all_tenants);
+    if (ctx.auth.enabled() && (!ctx.auth.skips(path) || all_tenants)) {
         const auth::verification verdict = co_await ctx.auth.authenticate(rc.req[http::bhttp::field::authorization]);
         if (const auto* failure = std::get_if<auth::auth_failure>(&verdict)) {
             // Refused tokens count against the address, so guessing is rate limited too.
@@ -53,10 +86,13 @@ boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, htt
             admit_rate(ctx, "subject ", *who.subject);
         else
             admit_rate(ctx, "address ", rc.client.address());
-        if (!who.may(r.access)) throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
+        if (!who.may(r.access) || (all_tenants && !rc.caller_admin))
+            throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
+        if (tenancy && r.tenancy == tenancy_rule::tenant) rc.tenant = tenant_of(ctx, rc, who.tenant, rc.caller_admin);
     } else {
         rc.caller_admin = !ctx.auth.enabled();
         admit_rate(ctx, "address ", rc.client.address());
+        if (tenancy && r.tenancy == tenancy_rule::tenant) rc.tenant = tenant_of(ctx, rc, std::nullopt, true);
     }
 }
 

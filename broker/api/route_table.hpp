@@ -20,6 +20,17 @@ using access_level = auth::access_level;  // anyone: public
 // "public", "read-only", "read-write" or "admin".
 std::string_view access_name(access_level level) noexcept;
 
+// What a route may see when tenancy is on (docs/tenancy.md).
+enum class tenancy_rule {
+    outside,      // public routes: no tenant, no level
+    tenant,       // sees the caller's tenant only: the request names its tenant
+    operator_,    // every tenant's data or the whole system: needs admin, names no tenant
+    all_tenants,  // tenant scope in the contract, still showing every tenant: needs admin
+};
+
+// "outside", "tenant", "operator" or "all-tenants".
+std::string_view tenancy_name(tenancy_rule rule) noexcept;
+
 using route_handler = boost::asio::awaitable<http::response> (*)(broker_context&, http::request_context&);
 
 struct route_spec {
@@ -27,6 +38,7 @@ struct route_spec {
     std::string_view path;  // ":name" is one path segment
     route_handler handler;
     access_level access;
+    tenancy_rule tenancy;  // before summary, so that a route without a rule does not compile
     std::string_view summary;
 };
 

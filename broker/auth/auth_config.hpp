@@ -25,6 +25,7 @@ struct auth_config {
     std::string role_admin = "admin";                  // JWT_ROLE_ADMIN
     std::string role_read_write = "read-write";        // JWT_ROLE_READ_WRITE
     std::string role_read_only = "read-only";          // JWT_ROLE_READ_ONLY
+    std::string tenant_claim;                          // QUEEN_TENANCY_CLAIM: names the tenant (empty: none)
 };
 
 }  // namespace queen::auth

@@ -3,6 +3,7 @@
 #include "config/cors_origins.hpp"
 #include "config/env_reader.hpp"
 #include "db/conninfo.hpp"
+#include "domain/tenant_scope.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>
@@ -157,6 +158,29 @@ void read_tls(env_reader& r, broker_config& c) {
             "certificates are only asked for over HTTPS");
 }
 
+// Tenancy: the header (an HTTP field name) turns it on; the claim needs the header and auth;
+// the default tenant must be a valid tenant name.
+void read_tenancy(env_reader& r, broker_config& c) {
+    if (auto v = r.text("tenancy_header", {"QUEEN_TENANCY_HEADER"})) {
+        static const std::regex field_name(R"([!#$%&'*+.^_`|~0-9A-Za-z-]+)");
+        if (!std::regex_match(*v, field_name))
+            throw std::invalid_argument("QUEEN_TENANCY_HEADER must be an HTTP header name, got '" + *v + "'");
+        c.tenancy_header = *v;
+    }
+    if (auto v = r.text("tenancy_claim", {"QUEEN_TENANCY_CLAIM"})) {
+        if (c.tenancy_header.empty())
+            throw std::invalid_argument("QUEEN_TENANCY_CLAIM needs QUEEN_TENANCY_HEADER: the header turns tenancy on");
+        if (!c.auth.enabled)
+            throw std::invalid_argument("QUEEN_TENANCY_CLAIM needs JWT_ENABLED: the claim is read from the token");
+        c.auth.tenant_claim = *v;
+    }
+    if (auto v = r.text("tenancy_default", {"QUEEN_TENANCY_DEFAULT"})) {
+        if (auto problem = domain::tenant_name_problem(*v); !problem.empty())
+            throw std::invalid_argument("QUEEN_TENANCY_DEFAULT " + problem);
+        c.tenancy_default = *v;
+    }
+}
+
 // Queen's settings with no counterpart here, and what to do instead.
 struct unread_setting {
     const char* name;
@@ -301,6 +325,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     read_tls(r, c);
     note_unread_settings(env, c);
     c.auth = auth_from_map(env);
+    read_tenancy(r, c);
     if (c.threads == 0) c.threads = std::max(2u, std::thread::hardware_concurrency());
     if (c.pool_size == 0) c.pool_size = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency());
     if (c.push_fusion_max_inflight == 0) c.push_fusion_max_inflight = std::max<std::size_t>(1, c.pool_size / 2);
@@ -388,6 +413,9 @@ std::string describe(const broker_config& c) {
         {"tls_cert", c.tls_cert_file.empty() ? std::string("none (plain HTTP)") : c.tls_cert_file},
         {"tls_key", c.tls_key_file.empty() ? std::string("none") : c.tls_key_file},
         {"tls_client_ca", c.tls_client_ca_file.empty() ? std::string("none") : c.tls_client_ca_file},
+        {"tenancy_header", c.tenancy_header.empty() ? std::string("none (tenancy off)") : c.tenancy_header},
+        {"tenancy_claim", c.auth.tenant_claim.empty() ? std::string("none") : c.auth.tenant_claim},
+        {"tenancy_default", c.tenancy_default},
     };
     std::string out = "config:";
     for (const auto& [label, value] : values) {

@@ -86,7 +86,12 @@ struct broker_config {
     std::uint64_t spool_max_bytes = 1ull << 30;           // QUEEN_SPOOL_MAX_BYTES
     std::chrono::milliseconds maintenance_refresh{1000};  // QUEEN_MAINTENANCE_REFRESH_MS
     auth::auth_config auth;                               // JWT_* (config/auth_env.hpp)
-    abuse_limits abuse;                                   // per-client limits (config/abuse_limits.hpp)
+    // Tenancy (docs/tenancy.md): the header naming a request's tenant (empty: tenancy off),
+    // the tenant that owns the queues stored without one. The token claim naming the tenant
+    // (QUEEN_TENANCY_CLAIM) is auth.tenant_claim.
+    std::string tenancy_header;               // QUEEN_TENANCY_HEADER
+    std::string tenancy_default = "default";  // QUEEN_TENANCY_DEFAULT
+    abuse_limits abuse;                       // per-client limits (config/abuse_limits.hpp)
     // Origins whose pages may call the broker from a browser (QUEEN_CORS_ORIGINS,
     // config/cors_origins.hpp): none by default, {"*"} for any.
     std::vector<std::string> cors_origins;

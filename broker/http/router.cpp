@@ -182,7 +182,7 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
         co_return;
     }
     if (found->admit) {
-        request_context ctx{header, params, target->query, client, executor, {}, {}, {}};
+        request_context ctx{header, params, target->query, client, executor, {}, {}, {}, true, {}};
         std::exception_ptr failure;
         try {
             co_await found->admit(ctx);
@@ -195,6 +195,7 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
         }
         out.subject_ = std::move(ctx.subject);
         out.caller_admin_ = ctx.caller_admin;
+        out.tenant_ = std::move(ctx.tenant);
     }
     out.found_ = found;
     out.params_ = std::move(params);
@@ -203,9 +204,16 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
 
 boost::asio::awaitable<response> router::dispatch(const request& req, admission admitted, client_presence& client,
                                                   boost::asio::any_io_executor executor, dispatch_info& info) const {
-    request_context ctx{req, std::move(admitted.params_), std::move(admitted.query_), client, executor, {},
-                        {},  std::move(admitted.subject_)};
-    ctx.caller_admin = admitted.caller_admin_;
+    request_context ctx{req,
+                        std::move(admitted.params_),
+                        std::move(admitted.query_),
+                        client,
+                        executor,
+                        {},
+                        {},
+                        std::move(admitted.subject_),
+                        admitted.caller_admin_,
+                        std::move(admitted.tenant_)};
     std::exception_ptr failure;
     response res;
     try {

@@ -27,7 +27,7 @@ namespace queen::http {
 
 using handler = std::function<boost::asio::awaitable<response>(request_context&)>;
 // Admits a request from its header alone (the body is not read yet, and rc.req has none):
-// returns to admit it, and may set rc.subject and rc.caller_admin; throws to refuse it (the
+// returns to admit it, and may set rc.subject, rc.caller_admin and rc.tenant; throws to refuse it (the
 // exception is answered as a handler's would be).
 using admitter = std::function<boost::asio::awaitable<void>(request_context&)>;
 
@@ -65,6 +65,7 @@ public:
         std::map<std::string, std::string> query_;
         std::optional<std::string> subject_;
         bool caller_admin_ = true;
+        domain::tenant_scope tenant_;
         std::string allow_origin_;
     };
 

@@ -5,6 +5,7 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http.hpp>
 
+#include "domain/tenant_scope.hpp"
 #include "http/client_presence.hpp"
 
 #include <chrono>
@@ -37,6 +38,9 @@ struct request_context {
     // The caller may see what only admin may: auth is off, or its token has the admin level.
     // Set with subject when the request is admitted, before its body is read.
     bool caller_admin = true;
+    // The tenant whose queues the request sees (docs/tenancy.md); tenancy off by default. Set
+    // when the request is admitted.
+    domain::tenant_scope tenant;
 
     // Query value or nullptr.
     const std::string* query_value(const std::string& key) const {

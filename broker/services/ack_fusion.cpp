@@ -19,11 +19,13 @@ ack_fusion::ack_fusion(asio::any_io_executor executor, db::pg_pool& pool, ack_fu
     : executor_(std::move(executor)), pool_(pool), options_(std::move(options)) {}
 
 asio::awaitable<std::vector<store::ack_outcome>> ack_fusion::apply(std::string group,
-                                                                   std::vector<store::ack_request> acks) {
+                                                                   std::vector<store::ack_request> acks,
+                                                                   std::optional<std::string> scope) {
     if (acks.empty()) co_return std::vector<store::ack_outcome>{};
-    if (options_.wait.count() == 0) co_return co_await store::apply_acks(pool_, group, acks);
+    if (options_.wait.count() == 0) co_return co_await store::apply_acks(pool_, group, acks, scope);
     // Through a shared_ptr: the registration callback is a copyable function.
-    auto request = std::make_shared<pending_request>(pending_request{std::move(group), std::move(acks), {}});
+    auto request =
+        std::make_shared<pending_request>(pending_request{std::move(group), std::move(scope), std::move(acks), {}});
     // A named function, not a lambda inside the co_await (GCC 12, see push_fusion).
     std::function<void(util::completer<std::vector<store::ack_outcome>>)> enqueue =
         [this, request](util::completer<std::vector<store::ack_outcome>> done) {
@@ -49,15 +51,18 @@ void ack_fusion::maybe_schedule_locked(bool& start_now) {
 }
 
 std::vector<ack_fusion::pending_request> ack_fusion::take_batch_locked() {
-    // The oldest request's group; then, in arrival order, every request of that group whose
-    // partitions no request taken before it names, within max_acks. The rest wait their turn.
+    // The oldest request's group and tenant scope; then, in arrival order, every request of that
+    // group and scope whose partitions no request taken before it names, within max_acks. The
+    // rest wait their turn.
     std::vector<pending_request> batch;
     std::vector<pending_request> left;
     std::unordered_set<std::int64_t> taken_partitions;
     std::size_t taken = 0;
     const std::string group = pending_.front().group;
+    const std::optional<std::string> scope = pending_.front().scope;
     for (auto& r : pending_) {
-        bool fits = r.group == group && (batch.empty() || taken + r.acks.size() <= options_.max_acks);
+        bool fits =
+            r.group == group && r.scope == scope && (batch.empty() || taken + r.acks.size() <= options_.max_acks);
         if (fits)
             for (const auto& a : r.acks)
                 if (taken_partitions.count(a.partition_id)) {
@@ -98,7 +103,7 @@ asio::awaitable<void> ack_fusion::flush_after_wait() {
 
 asio::awaitable<void> ack_fusion::apply_alone(std::shared_ptr<pending_request> r) {
     try {
-        auto outcomes = co_await store::apply_acks(pool_, r->group, r->acks);
+        auto outcomes = co_await store::apply_acks(pool_, r->group, r->acks, r->scope);
         r->done(nullptr, std::move(outcomes));
     } catch (...) {
         r->done(std::current_exception(), {});
@@ -115,7 +120,7 @@ asio::awaitable<void> ack_fusion::flush(std::vector<pending_request> batch) {
     std::vector<std::optional<std::vector<store::ack_outcome>>> results;
     bool fused = false;
     try {
-        results = co_await store::apply_fused_acks(pool_, batch[0].group, requests);
+        results = co_await store::apply_fused_acks(pool_, batch[0].group, requests, batch[0].scope);
         fused = true;
     } catch (const db::pg_error& e) {
         // A lost connection may have committed: the clients decide (an ack applied twice is a noop).

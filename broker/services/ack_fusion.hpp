@@ -32,14 +32,17 @@ class ack_fusion {
 public:
     ack_fusion(boost::asio::any_io_executor executor, db::pg_pool& pool, ack_fusion_options options);
 
-    // Applies the acks of one request of `group` (queen.ack's contract); outcomes with item =
-    // position in `acks`. Throws db::pg_error (or another exception) for this request only.
+    // Applies the acks of one request of `group` in tenant `scope` (queen.ack's contract);
+    // outcomes with item = position in `acks`. Requests of different scopes are never fused.
+    // Throws db::pg_error (or another exception) for this request only.
     boost::asio::awaitable<std::vector<store::ack_outcome>> apply(std::string group,
-                                                                  std::vector<store::ack_request> acks);
+                                                                  std::vector<store::ack_request> acks,
+                                                                  std::optional<std::string> scope);
 
 private:
     struct pending_request {
         std::string group;
+        std::optional<std::string> scope;
         std::vector<store::ack_request> acks;
         util::completer<std::vector<store::ack_outcome>> done;
     };

@@ -41,17 +41,27 @@ ack_outcome outcome_of(const db::pg_result& res, int row, std::size_t call_size)
     return o;
 }
 
+// The partition-id argument at parameter `at`: as sent without a tenant scope, else through
+// queen.scoped_partition_ids with the scope as the last parameter `scope_at`.
+std::string partition_ids_argument(const std::optional<std::string>& scope, int at, int scope_at) {
+    const std::string ids = "$" + std::to_string(at) + "::bigint[]";
+    if (!scope) return ids;
+    return "queen.scoped_partition_ids(" + ids + ", $" + std::to_string(scope_at) + ")";
+}
+
 }  // namespace
 
 asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,
-                                                     const std::vector<ack_request>& acks) {
+                                                     const std::vector<ack_request>& acks,
+                                                     const std::optional<std::string>& scope) {
     std::vector<db::pg_param> params{db::pg_param::text(group)};
     std::vector<std::string> texts;
     add_ack_arrays(params, texts, {&acks});
-    auto res = co_await pool.exec(
-        "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
-        "FROM queen.ack($1, $2::bigint[], $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::text[])",
-        params, db::result_format::binary);
+    if (scope) params.push_back(db::pg_param::text(*scope));
+    const std::string sql =
+        "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name FROM queen.ack($1, " +
+        partition_ids_argument(scope, 2, 8) + ", $3::text[], $4::bigint[], $5::uuid[], $6::text[], $7::text[])";
+    auto res = co_await pool.exec(sql, params, db::result_format::binary);
     std::vector<ack_outcome> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
     for (int row = 0; row < res.rows(); ++row) out.push_back(outcome_of(res, row, acks.size()));
@@ -59,7 +69,8 @@ asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const st
 }
 
 asio::awaitable<std::vector<std::optional<std::vector<ack_outcome>>>> apply_fused_acks(
-    db::pg_pool& pool, const std::string& group, const std::vector<const std::vector<ack_request>*>& requests) {
+    db::pg_pool& pool, const std::string& group, const std::vector<const std::vector<ack_request>*>& requests,
+    const std::optional<std::string>& scope) {
     db::pg_array_builder request_of;
     std::vector<std::size_t> start;  // position of each request's first ack in the call, 0-based
     std::size_t total = 0;
@@ -72,11 +83,12 @@ asio::awaitable<std::vector<std::optional<std::vector<ack_outcome>>>> apply_fuse
     std::vector<db::pg_param> params{db::pg_param::text(group), db::pg_param::text(request_array)};
     std::vector<std::string> texts;
     add_ack_arrays(params, texts, requests);
-    auto res = co_await pool.exec(
+    if (scope) params.push_back(db::pg_param::text(*scope));
+    const std::string sql =
         "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name "
-        "FROM queen.ack_fused($1, $2::int[], $3::bigint[], $4::text[], $5::bigint[], $6::uuid[], $7::text[], "
-        "$8::text[])",
-        params, db::result_format::binary);
+        "FROM queen.ack_fused($1, $2::int[], " +
+        partition_ids_argument(scope, 3, 9) + ", $4::text[], $5::bigint[], $6::uuid[], $7::text[], $8::text[])";
+    auto res = co_await pool.exec(sql, params, db::result_format::binary);
     std::vector<std::optional<std::vector<ack_outcome>>> out(requests.size());
     for (int row = 0; row < res.rows(); ++row) {
         auto o = outcome_of(res, row, total);

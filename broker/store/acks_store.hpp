@@ -34,17 +34,21 @@ struct ack_outcome {
 };
 
 // queen.ack: applies the acks of one consumer group together (docs/http-api.md, the ack algorithm).
-// Throws db::pg_error with SQLSTATE QNDEC when an ack by transaction id falls in a segment
-// SQL cannot decode.
+// `scope` is the tenant scope (queen.scoped_partition_ids): a partition outside it is answered
+// as unknown. Throws db::pg_error with SQLSTATE QNDEC when an ack by transaction id falls in a
+// segment SQL cannot decode.
 boost::asio::awaitable<std::vector<ack_outcome>> apply_acks(db::pg_pool& pool, const std::string& group,
-                                                            const std::vector<ack_request>& acks);
+                                                            const std::vector<ack_request>& acks,
+                                                            const std::optional<std::string>& scope);
 
 // queen.ack_fused: the acks of several requests of one group in one call. Per request, in
 // order: its outcomes (item = position in the request) when it was applied, exactly as
 // apply_acks alone would have applied it; nullopt when it was left untouched (a cursor it names
 // was busy, or an earlier request names the same partition) and must be applied on its own.
+// Every request is of the same tenant `scope`.
 boost::asio::awaitable<std::vector<std::optional<std::vector<ack_outcome>>>> apply_fused_acks(
-    db::pg_pool& pool, const std::string& group, const std::vector<const std::vector<ack_request>*>& requests);
+    db::pg_pool& pool, const std::string& group, const std::vector<const std::vector<ack_request>*>& requests,
+    const std::optional<std::string>& scope);
 
 struct live_span_segment {
     std::int64_t partition_id = 0;

@@ -55,7 +55,8 @@ transaction_outcome read_outcome(const json& j, const push_batch& batch,
 
 boost::asio::awaitable<transaction_outcome> run_transaction(
     db::pg_pool& pool, const std::vector<const std::vector<domain::push_item>*>& pushes,
-    const std::vector<transaction_ack>& acks, const std::vector<std::string>& required_leases) {
+    const std::vector<transaction_ack>& acks, const std::vector<std::string>& required_leases,
+    const std::optional<std::string>& scope) {
     db::pg_array_builder groups, required;
     detail::ack_arrays a;
     for (const auto& [group, ack] : acks) {
@@ -70,10 +71,11 @@ boost::asio::awaitable<transaction_outcome> run_transaction(
     std::vector<db::pg_param> params;
     for (const auto& a : batch.arrays) params.push_back(db::pg_param::text(a));
     for (const auto& a : ack_arrays) params.push_back(db::pg_param::text(a));
+    params.push_back(scope ? db::pg_param::text(*scope) : db::pg_param::null());
     auto res = co_await pool.exec(
         "SELECT queen.transaction($1::text[], $2::text[], $3::int[], $4::text[], $5::uuid[], $6::text[], "
         "$7::text[], $8::text[], $9::bigint[], $10::text[], $11::bigint[], $12::uuid[], $13::text[], "
-        "$14::text[], $15::uuid[])",
+        "$14::text[], $15::uuid[], $16::text)",
         params);
     co_return read_outcome(json::parse(res.text(0, 0)), batch, pushes);
 }

@@ -35,9 +35,11 @@ struct transaction_outcome {
 };
 
 // queen.transaction: every item of `pushes` and every ack in ONE transaction, or none of them
-// (with the first failure). Throws db::pg_error QNDEC like store::apply_acks.
+// (with the first failure). Acks and required leases are limited to the tenant `scope` (as
+// store::apply_acks). Throws db::pg_error QNDEC like store::apply_acks.
 boost::asio::awaitable<transaction_outcome> run_transaction(
     db::pg_pool& pool, const std::vector<const std::vector<domain::push_item>*>& pushes,
-    const std::vector<transaction_ack>& acks, const std::vector<std::string>& required_leases);
+    const std::vector<transaction_ack>& acks, const std::vector<std::string>& required_leases,
+    const std::optional<std::string>& scope);
 
 }  // namespace queen::store

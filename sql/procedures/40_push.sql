@@ -75,7 +75,7 @@ BEGIN
     LOOP
         IF queen.queue_backlog(k.name) + k.incoming > k.max_size THEN
             RAISE EXCEPTION 'queue % is full: % messages not yet consumed, maxSize %',
-                k.name, queen.queue_backlog(k.name), k.max_size
+                queen.queue_local_name(k.name), queen.queue_backlog(k.name), k.max_size
                 USING ERRCODE = 'QN429';
         END IF;
     END LOOP;

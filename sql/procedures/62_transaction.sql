@@ -9,14 +9,21 @@
 --   or `not applied`, and a required lease that is no longer live, are: the work of the
 --   call is rolled back (a subtransaction) and success is false with the first failure.
 --   Acks are applied per group, all acks of a group taken together (one ack call).
+-- Tenancy: p_scope (sql/procedures/21_tenancy.sql) limits the acks and the required leases to
+--   the scope's queues; another tenant's partition is answered as an unknown one, its lease as
+--   one not held. Push items name stored queue keys, which carry their tenant already.
 -- Lock order: partitions (push, by name) before cursors (ack, by partition id).
+
+-- The scope is a new trailing parameter: drop the form without it where it is still installed.
+DROP FUNCTION IF EXISTS queen.transaction(text[], text[], integer[], text[], uuid[], text[], text[], text[], bigint[],
+                                          text[], bigint[], uuid[], text[], text[], uuid[]);
 
 CREATE OR REPLACE FUNCTION queen.transaction(
     p_queues text[], p_partitions text[], p_counts integer[],
     p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[],
     p_ack_groups text[], p_ack_partition_ids bigint[], p_ack_txids text[], p_ack_offsets bigint[],
     p_ack_lease_ids uuid[], p_ack_statuses text[], p_ack_errors text[],
-    p_required_leases uuid[])
+    p_required_leases uuid[], p_scope text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
@@ -33,7 +40,7 @@ BEGIN
     BEGIN
         FOREACH v_lease IN ARRAY coalesce(p_required_leases, '{}'::uuid[]) LOOP
             PERFORM 1 FROM queen.log_consumers lc
-             WHERE lc.lease_id = v_lease AND lc.lease_expires_at > now();
+             WHERE lc.lease_id = queen.scoped_lease_id(v_lease, p_scope) AND lc.lease_expires_at > now();
             IF NOT FOUND THEN
                 v_fail := jsonb_build_object('kind', 'lease', 'error',
                                              format('required lease %s is not held any more', v_lease));
@@ -57,7 +64,8 @@ BEGIN
                                                 'error', a.error, 'queue_name', a.queue_name))
               INTO v_rows
               FROM queen.ack(v_group,
-                             ARRAY(SELECT p_ack_partition_ids[i] FROM unnest(v_idx) AS i),
+                             queen.scoped_partition_ids(ARRAY(SELECT p_ack_partition_ids[i] FROM unnest(v_idx) AS i),
+                                                        p_scope),
                              ARRAY(SELECT p_ack_txids[i] FROM unnest(v_idx) AS i),
                              ARRAY(SELECT p_ack_offsets[i] FROM unnest(v_idx) AS i),
                              ARRAY(SELECT p_ack_lease_ids[i] FROM unnest(v_idx) AS i),
@@ -81,5 +89,5 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.transaction(text[], text[], integer[], text[], uuid[], text[], text[], text[], bigint[],
-                                      text[], bigint[], uuid[], text[], text[], uuid[]) IS
+                                      text[], bigint[], uuid[], text[], text[], uuid[], text) IS
   'Pushes and acks in one transaction: all take effect or none (the first failure is reported).';

@@ -11,9 +11,14 @@
 --   status 'not_found': no cursor carries the id (never issued, acked to its end,
 --     released, taken over by a later pop, or moved by group administration).
 --   seconds must be at least 1 (else SQLSTATE 22023).
+--   p_scope (sql/procedures/21_tenancy.sql): a lease held on another tenant's queue is
+--   'not_found'.
 -- Lock order: the lease's cursor rows FOR UPDATE in partition-id order (as ack does).
 
-CREATE OR REPLACE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds integer)
+-- The scope is a new trailing parameter: drop the form without it where it is still installed.
+DROP FUNCTION IF EXISTS queen.extend_lease(uuid, integer);
+
+CREATE OR REPLACE FUNCTION queen.extend_lease(p_lease_id uuid, p_seconds integer, p_scope text DEFAULT NULL)
 RETURNS TABLE(status text, expires_at timestamptz, partitions integer)
 LANGUAGE plpgsql
 AS $$
@@ -24,6 +29,7 @@ BEGIN
     IF p_seconds IS NULL OR p_seconds < 1 THEN
         RAISE EXCEPTION 'extend_lease: seconds must be at least 1' USING ERRCODE = '22023';
     END IF;
+    p_lease_id := queen.scoped_lease_id(p_lease_id, p_scope);
     SELECT count(*) INTO v_held
       FROM (SELECT 1 FROM queen.log_consumers lc
              WHERE lc.lease_id = p_lease_id
@@ -46,5 +52,5 @@ BEGIN
     RETURN NEXT;
 END;
 $$;
-COMMENT ON FUNCTION queen.extend_lease(uuid, integer) IS
+COMMENT ON FUNCTION queen.extend_lease(uuid, integer, text) IS
   'Extends every live cursor lease with this id to greatest(expiry, now() + seconds).';

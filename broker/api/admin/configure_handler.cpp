@@ -1,4 +1,5 @@
 #include "api/admin/handlers.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
 #include "store/queues_store.hpp"
@@ -10,9 +11,10 @@ boost::asio::awaitable<http::response> handle_configure(broker_context& ctx, htt
     const auto document = parse_json_body(rc.req.body(), ctx.limits);
     const auto& body = document.value;
     auto r = parse_configure(body, ctx.limits);
-    const store::queue_config config{r.queue, r.namespace_name, r.task, r.options.dump()};
+    const std::string key = queue_key(rc.tenant, r.queue, "queue");
+    const store::queue_config config{key, r.namespace_name, r.task, r.options.dump()};
     const auto stored = co_await store::configure_queue(ctx.pool, config);
-    ctx.queue_settings.forget(r.queue);
+    ctx.queue_settings.forget(key);
     render::json_writer out;
     out.begin_object()
         .field("configured", true)

@@ -30,10 +30,11 @@ std::vector<store::ack_request> ack_call(const std::vector<ack_item>& acks, cons
     return out;
 }
 
-// Applies acks, one queen.ack call per consumer group; answers in input order. Acks the
-// database cannot place by transaction id are resolved by the broker's own decoder
-// (with_undecodable_spans_resolved).
-asio::awaitable<std::vector<ack_answer>> apply_acks(broker_context& ctx, std::vector<ack_item>& acks) {
+// Applies acks, one queen.ack call per consumer group, within the tenant `scope`; answers in
+// input order. Acks the database cannot place by transaction id are resolved by the broker's
+// own decoder (with_undecodable_spans_resolved).
+asio::awaitable<std::vector<ack_answer>> apply_acks(broker_context& ctx, std::vector<ack_item>& acks,
+                                                    const std::optional<std::string>& scope) {
     std::vector<ack_answer> answers(acks.size());
     std::map<std::string, std::vector<std::size_t>> by_group;
     for (std::size_t i = 0; i < acks.size(); ++i) {
@@ -52,9 +53,9 @@ asio::awaitable<std::vector<ack_answer>> apply_acks(broker_context& ctx, std::ve
         const std::vector<std::size_t>& members = entry.second;
         std::vector<ack_item*> pending;
         for (auto i : members) pending.push_back(&acks[i]);
-        auto attempt = [&ctx, &acks, &group, &members]() -> asio::awaitable<std::vector<store::ack_outcome>> {
+        auto attempt = [&ctx, &acks, &group, &members, &scope]() -> asio::awaitable<std::vector<store::ack_outcome>> {
             auto call = ack_call(acks, members);
-            co_return co_await ctx.ack_fusion.apply(group, std::move(call));
+            co_return co_await ctx.ack_fusion.apply(group, std::move(call), scope);
         };
         auto outcomes = co_await with_undecodable_spans_resolved(ctx.pool, std::move(pending), attempt);
         for (auto& o : outcomes) {
@@ -85,7 +86,7 @@ asio::awaitable<http::response> handle_ack(broker_context& ctx, http::request_co
     const auto document = parse_json_body(rc.req.body(), ctx.limits);
     const auto& body = document.value;
     std::vector<ack_item> acks{parse_ack(body, ctx.limits)};
-    auto answers = co_await apply_acks(ctx, acks);
+    auto answers = co_await apply_acks(ctx, acks, rc.tenant.sql_scope());
     record_acks(ctx.activity, ctx.prometheus, acks, answers);
     render::json_writer out;
     write_answer(out, acks[0], answers[0]);
@@ -97,7 +98,7 @@ asio::awaitable<http::response> handle_ack_batch(broker_context& ctx, http::requ
     const auto document = parse_json_body(rc.req.body(), ctx.limits);
     const auto& body = document.value;
     auto acks = parse_ack_batch(body, ctx.limits);
-    auto answers = co_await apply_acks(ctx, acks);
+    auto answers = co_await apply_acks(ctx, acks, rc.tenant.sql_scope());
     record_acks(ctx.activity, ctx.prometheus, acks, answers);
     render::json_writer out;
     out.begin_array();

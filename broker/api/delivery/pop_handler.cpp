@@ -4,6 +4,7 @@
 #include "api/shared/activity_recording.hpp"
 #include "api/shared/api_error.hpp"
 #include "api/shared/payload_encryption.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -54,7 +55,9 @@ std::vector<claimed_partition> partitions_of(const store::claimed_spans& claimed
 
 // The 200 answer of a pop (docs/http-api.md): the envelope of the first partition, then every message of
 // the claimed spans but the tombstoned ones, decoded from the segments in place.
-pop_result render_claimed(const broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed) {
+// p.queue is the stored key; the answer names the queue as `tenant` knows it.
+pop_result render_claimed(const broker_context& ctx, const pop_params& p, const store::claimed_spans& claimed,
+                          const domain::tenant_scope& tenant) {
     pop_result r;
     r.counts = claimed.counts;
     const auto parts = partitions_of(claimed, r.lease_id);
@@ -65,7 +68,7 @@ pop_result render_claimed(const broker_context& ctx, const pop_params& p, const 
     const std::int64_t now_us = util::wall_clock_us();
     out.begin_object()
         .field("success", true)
-        .field("queue", p.queue)
+        .field("queue", tenant.local(p.queue))
         .field("partition", parts.front().name)
         .field("partitionId", std::to_string(parts.front().partition_id))
         .field("leaseId", r.lease_id)
@@ -97,11 +100,11 @@ pop_result render_claimed(const broker_context& ctx, const pop_params& p, const 
 }
 
 // Claims spans through the store once and renders the messages of the claimed spans.
-asio::awaitable<pop_result> pop_once(broker_context& ctx, const pop_params& p) {
+asio::awaitable<pop_result> pop_once(broker_context& ctx, const pop_params& p, const domain::tenant_scope& tenant) {
     const store::pop_claim claim{p.queue,      p.partition, p.consumer_group, p.batch,
                                  p.partitions, p.auto_ack,  p.subscribe_all,  p.subscription_at};
     const auto claimed = co_await ctx.pop_fusion.claim(claim);
-    co_return render_claimed(ctx, p, claimed);
+    co_return render_claimed(ctx, p, claimed, tenant);
 }
 
 // Releases the lease of a pop whose response could not be written, and wakes parked pops.
@@ -133,6 +136,7 @@ asio::awaitable<http::response> handle_pop(broker_context& ctx, http::request_co
     std::optional<std::string> partition;
     if (rc.path_params.size() > 1) partition = rc.path_params[1];
     auto p = parse_pop(rc.path_params.at(0), partition, rc.query, ctx.limits, ctx.config.new_groups_from_beginning);
+    p.queue = queue_key(rc.tenant, p.queue, "queue");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(p.timeout_ms);
     std::optional<long_poll> poll;
     if (p.wait) poll.emplace(ctx, rc, p.queue, deadline);
@@ -147,7 +151,7 @@ asio::awaitable<http::response> handle_pop(broker_context& ctx, http::request_co
     if (poll) poll->park();
     for (;;) {
         if (poll) poll->before_claim();
-        auto result = co_await pop_once(ctx, p);
+        auto result = co_await pop_once(ctx, p, rc.tenant);
         record_claim(ctx.activity, ctx.prometheus, p.queue, p.consumer_group, result.counts);
         if (result.delivered.messages > 0) {
             record_pop(ctx.activity, ctx.prometheus, p.queue, p.consumer_group, p.auto_ack, result.delivered);

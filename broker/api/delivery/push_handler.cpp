@@ -4,6 +4,7 @@
 #include "api/shared/push_answers.hpp"
 #include "api/shared/push_request.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -16,10 +17,12 @@ boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::re
     const std::int64_t accepted_at = util::wall_clock_us();
     auto request = parse_push(rc.req.body(), ctx.limits);
     auto& items = request.items;
+    key_queue_names(items, rc.tenant);
     stamp_producer(items, rc.subject);
     co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
-    if (!items.empty() && push_goes_to_spool(ctx)) co_return co_await spool_push(ctx, items, accepted_at, false);
+    if (!items.empty() && push_goes_to_spool(ctx))
+        co_return co_await spool_push(ctx, items, accepted_at, false, rc.tenant);
     std::vector<domain::push_outcome> outcomes;
     bool database_lost = false;
     try {
@@ -30,9 +33,9 @@ boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::re
         database_lost = true;
     }
     // The attempt may have committed before the connection was lost: spooled "in doubt".
-    if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true);
+    if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true, rc.tenant);
     if (!items.empty()) record_push(ctx.activity, ctx.prometheus, items, outcomes);
-    std::string out = render_push_answers(items, outcomes);
+    std::string out = render_push_answers(items, outcomes, rc.tenant);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
 }
 

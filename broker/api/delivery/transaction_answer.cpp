@@ -12,9 +12,9 @@ namespace {
 constexpr const char* rolled_back = "not applied: the transaction was rolled back";
 
 void write_push_result(render::json_writer& out, std::size_t index, const domain::push_item& item,
-                       const std::optional<domain::push_outcome>& row) {
+                       const std::optional<domain::push_outcome>& row, const domain::tenant_scope& scope) {
     out.begin_object().field("index", index).field("type", "push").field("transactionId", item.transaction_id);
-    out.field("queueName", item.queue).field("success", row.has_value());
+    out.field("queueName", scope.local(item.queue)).field("success", row.has_value());
     if (!row) {
         out.field("error", rolled_back).end_object();
         return;
@@ -42,8 +42,8 @@ void write_ack_result(render::json_writer& out, std::size_t index, const ack_ite
 }  // namespace
 
 transaction_answer render_transaction_answer(const transaction_request& tx, const store::transaction_outcome& outcome,
-                                             const std::string& transaction_id,
-                                             const std::optional<std::string>& error) {
+                                             const std::string& transaction_id, const std::optional<std::string>& error,
+                                             const domain::tenant_scope& scope) {
     // The store's ack rows in operation order.
     std::size_t acks = 0;
     for (const auto& op : tx.operations)
@@ -61,7 +61,7 @@ transaction_answer render_transaction_answer(const transaction_request& tx, cons
         if (op.type == transaction_op::kind::push) {
             for (std::size_t i = 0; i < op.items.size(); ++i) {
                 const auto& row = outcome.push.at(push_op).at(i);
-                write_push_result(out, index++, op.items[i], row);
+                write_push_result(out, index++, op.items[i], row, scope);
                 if (outcome.success && row && row->queued) answer.woken_queues.insert(op.items[i].queue);
             }
             ++push_op;

@@ -4,6 +4,7 @@
 #include "api/shared/opaque_span_offsets.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "api/shared/transaction_request.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
@@ -69,12 +70,12 @@ void refuse_pushes_while_spooling(broker_context& ctx, const transaction_request
 // resolved by the broker's own decoder (with_undecodable_spans_resolved).
 asio::awaitable<store::transaction_outcome> run_transaction(
     broker_context& ctx, transaction_request& tx, const std::vector<const std::vector<domain::push_item>*>& pushes,
-    const std::vector<std::size_t>& ack_op_index) {
+    const std::vector<std::size_t>& ack_op_index, const std::optional<std::string>& scope) {
     std::vector<ack_item*> acks;
     for (auto i : ack_op_index) acks.push_back(&tx.operations[i].ack);
-    auto attempt = [&ctx, &tx, &pushes, &ack_op_index]() -> asio::awaitable<store::transaction_outcome> {
+    auto attempt = [&ctx, &tx, &pushes, &ack_op_index, &scope]() -> asio::awaitable<store::transaction_outcome> {
         const auto call = transaction_acks(tx, ack_op_index);
-        co_return co_await store::run_transaction(ctx.pool, pushes, call, tx.required_leases);
+        co_return co_await store::run_transaction(ctx.pool, pushes, call, tx.required_leases, scope);
     };
     co_return co_await with_undecodable_spans_resolved(ctx.pool, std::move(acks), attempt);
 }
@@ -87,6 +88,7 @@ asio::awaitable<http::response> handle_transaction(broker_context& ctx, http::re
     refuse_pushes_while_spooling(ctx, tx);
     for (auto& op : tx.operations) {
         if (op.type != transaction_op::kind::push) continue;
+        key_queue_names(op.items, rc.tenant);
         stamp_producer(op.items, rc.subject);
         co_await seal_payloads(ctx, op.items);
     }
@@ -99,12 +101,12 @@ asio::awaitable<http::response> handle_transaction(broker_context& ctx, http::re
         else
             ack_op_index.push_back(i);
     }
-    const auto outcome = co_await run_transaction(ctx, tx, pushes, ack_op_index);
+    const auto outcome = co_await run_transaction(ctx, tx, pushes, ack_op_index, rc.tenant.sql_scope());
     record_transaction(ctx.activity, ctx.prometheus, tx, outcome, ack_op_index);
 
     std::optional<std::string> error;
     if (!outcome.success) error = describe_failure(tx, outcome.failure, ack_op_index);
-    auto answer = render_transaction_answer(tx, outcome, generate_uuid_v7(), error);
+    auto answer = render_transaction_answer(tx, outcome, generate_uuid_v7(), error, rc.tenant);
     if (!answer.woken_queues.empty())
         ctx.notifier.queues_changed({answer.woken_queues.begin(), answer.woken_queues.end()});
     co_return http::json_text(http::bhttp::status::ok, std::move(answer.json));

@@ -12,14 +12,14 @@ void open_answer(render::json_writer& out, std::size_t i, const domain::push_ite
 }
 
 // ,"queueName":"…"}  — the end every answer shares.
-void close_answer(render::json_writer& out, const domain::push_item& item) {
-    out.field("queueName", item.queue).end_object();
+void close_answer(render::json_writer& out, const domain::push_item& item, const domain::tenant_scope& scope) {
+    out.field("queueName", scope.local(item.queue)).end_object();
 }
 
 }  // namespace
 
 std::string render_push_answers(const std::vector<domain::push_item>& items,
-                                const std::vector<domain::push_outcome>& outcomes) {
+                                const std::vector<domain::push_outcome>& outcomes, const domain::tenant_scope& scope) {
     render::json_writer out;
     out.begin_array();
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -32,18 +32,18 @@ std::string render_push_answers(const std::vector<domain::push_item>& items,
                 .field("offset", o.offset)
                 .field("trace_id", items[i].trace_id);
         }
-        close_answer(out, items[i]);
+        close_answer(out, items[i], scope);
     }
     return out.end_array().take();
 }
 
-std::string render_buffered_answers(const std::vector<domain::push_item>& items) {
+std::string render_buffered_answers(const std::vector<domain::push_item>& items, const domain::tenant_scope& scope) {
     render::json_writer out;
     out.begin_array();
     for (std::size_t i = 0; i < items.size(); ++i) {
         open_answer(out, i, items[i]);
         out.field("status", "buffered").field("message_id", nullptr).field("trace_id", items[i].trace_id);
-        close_answer(out, items[i]);
+        close_answer(out, items[i], scope);
     }
     return out.end_array().take();
 }

@@ -16,7 +16,8 @@ bool push_goes_to_spool(const broker_context& ctx) {
 }
 
 boost::asio::awaitable<http::response> spool_push(broker_context& ctx, const std::vector<domain::push_item>& items,
-                                                  std::int64_t accepted_at_us, bool in_doubt) {
+                                                  std::int64_t accepted_at_us, bool in_doubt,
+                                                  const domain::tenant_scope& scope) {
     std::vector<spool::record> records;
     records.reserve(items.size());
     for (const auto& item : items) {
@@ -47,7 +48,7 @@ boost::asio::awaitable<http::response> spool_push(broker_context& ctx, const std
     ctx.drainer.kick();
     for (const auto& item : items) ctx.prometheus.buffered(item.queue, 1);
 
-    std::string out = render_buffered_answers(items);
+    std::string out = render_buffered_answers(items, scope);
     co_return http::json_text(http::bhttp::status::created, std::move(out));
 }
 

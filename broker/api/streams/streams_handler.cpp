@@ -190,7 +190,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
         .field("partition_id", req.partition_id)
         .field("queueName", outcome.source_queue)
         .field("state_ops_applied", outcome.state_ops_applied)
-        .raw_field("push_results", render_push_answers(answered, outcome.push))
+        .raw_field("push_results", render_push_answers(answered, outcome.push, rc.tenant))
         .key("ack_result");
     if (call.ack)
         out.begin_object()

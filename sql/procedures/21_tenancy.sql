@@ -1,0 +1,62 @@
+-- Tenancy (docs/tenancy.md). A scope argument names which queues a call may touch:
+--   NULL  every queue (tenancy off);
+--   ''    the queues without a tenant (those of QUEEN_TENANCY_DEFAULT);
+--   name  the queues of that tenant.
+-- queen.tenant_queue_key(name, tenant): the stored key of a tenant's queue;
+--   broker/domain/tenant_scope.cpp implements the same rule.
+-- queen.queue_local_name(key): the name a queue's tenant knows it by (the key without its
+--   tenant), for the texts a tenant reads.
+-- queen.in_tenant_scope(queue tenant, scope): whether a queue with that tenant is in scope.
+-- queen.scoped_partition_ids(ids, scope): the ids, with each partition outside the scope
+--   replaced by 0, which names no partition, so a call answers it as unknown.
+-- queen.scoped_lease_id(lease id, scope): the lease id, or NULL when a cursor holding it
+--   belongs to a queue outside the scope.
+
+CREATE OR REPLACE FUNCTION queen.tenant_queue_key(p_name text, p_tenant text DEFAULT NULL)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN p_tenant IS NULL OR p_tenant = '' THEN p_name ELSE p_tenant || E'\x1f' || p_name END $$;
+COMMENT ON FUNCTION queen.tenant_queue_key(text, text) IS
+  'The stored key of a tenant''s queue: tenant, U+001F, name; the bare name without a tenant.';
+
+CREATE OR REPLACE FUNCTION queen.queue_local_name(p_key text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT CASE WHEN strpos(p_key, E'\x1f') > 0 THEN substr(p_key, strpos(p_key, E'\x1f') + 1) ELSE p_key END $$;
+COMMENT ON FUNCTION queen.queue_local_name(text) IS
+  'The name a queue''s tenant knows it by: the stored key without its tenant.';
+
+CREATE OR REPLACE FUNCTION queen.in_tenant_scope(p_queue_tenant text, p_scope text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT p_scope IS NULL OR (p_scope = '' AND p_queue_tenant IS NULL) OR coalesce(p_queue_tenant = p_scope, false) $$;
+COMMENT ON FUNCTION queen.in_tenant_scope(text, text) IS
+  'Whether a queue of this tenant is in the scope (NULL: every queue; '''': those without a tenant).';
+
+CREATE OR REPLACE FUNCTION queen.scoped_partition_ids(p_ids bigint[], p_scope text)
+RETURNS bigint[]
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN p_scope IS NULL THEN p_ids ELSE
+        (SELECT coalesce(array_agg(CASE WHEN queen.in_tenant_scope(q.tenant, p_scope) THEN i.id ELSE 0 END
+                                   ORDER BY i.k), '{}')
+           FROM unnest(p_ids) WITH ORDINALITY AS i(id, k)
+           LEFT JOIN queen.log_partitions p ON p.id = i.id
+           LEFT JOIN queen.queues q ON q.id = p.queue_id)
+    END
+$$;
+COMMENT ON FUNCTION queen.scoped_partition_ids(bigint[], text) IS
+  'The partition ids, each outside the tenant scope replaced by 0 (no partition).';
+
+CREATE OR REPLACE FUNCTION queen.scoped_lease_id(p_lease_id uuid, p_scope text)
+RETURNS uuid
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN p_scope IS NULL THEN p_lease_id
+                WHEN EXISTS (SELECT 1 FROM queen.log_consumers lc
+                               JOIN queen.queues q ON q.id = lc.queue_id
+                              WHERE lc.lease_id = p_lease_id AND NOT queen.in_tenant_scope(q.tenant, p_scope))
+                THEN NULL ELSE p_lease_id END
+$$;
+COMMENT ON FUNCTION queen.scoped_lease_id(uuid, text) IS
+  'The lease id, or NULL when a cursor holding it is outside the tenant scope.';
