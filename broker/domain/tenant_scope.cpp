@@ -4,8 +4,7 @@ namespace queen::domain {
 
 std::string tenant_name_problem(std::string_view tenant) {
     if (tenant.empty()) return "is empty";
-    if (tenant.size() > max_tenant_bytes)
-        return "is longer than " + std::to_string(max_tenant_bytes) + " bytes";
+    if (tenant.size() > max_tenant_bytes) return "is longer than " + std::to_string(max_tenant_bytes) + " bytes";
     for (const unsigned char c : tenant)
         if (c < 0x20 || c == 0x7f) return "holds a control character";
     return {};

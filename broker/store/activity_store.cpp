@@ -60,9 +60,10 @@ asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_wi
     const std::string limit_text = std::to_string(limit), offset_text = std::to_string(offset);
     std::vector<pg_param> params{optional_text(w.queue),      optional_text(w.namespace_name),
                                  optional_text(w.task),       pg_param::text(limit_text),
-                                 pg_param::text(offset_text), pg_param::text(nonempty ? "true" : "false")};
+                                 pg_param::text(offset_text), pg_param::text(nonempty ? "true" : "false"),
+                                 optional_text(w.scope)};
     co_return co_await records(
-        pool, "SELECT * FROM queen.status_queues_list($1, $2, $3, $4::int, $5::int, $6::boolean)", params);
+        pool, "SELECT * FROM queen.status_queues_list($1, $2, $3, $4::int, $5::int, $6::boolean, $7)", params);
 }
 
 asio::awaitable<db::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us) {
@@ -71,9 +72,10 @@ asio::awaitable<db::record_set> status_workers(db::pg_pool& pool, std::int64_t s
     co_return co_await records(pool, "SELECT * FROM queen.status_workers($1::timestamptz)", params);
 }
 
-asio::awaitable<db::record_set> status_queue(db::pg_pool& pool, const std::string& queue) {
-    std::vector<pg_param> params{pg_param::text(queue)};
-    co_return co_await records(pool, "SELECT * FROM queen.status_queue($1)", params);
+asio::awaitable<db::record_set> status_queue(db::pg_pool& pool, const std::string& queue,
+                                             const std::optional<std::string>& scope) {
+    std::vector<pg_param> params{pg_param::text(queue), optional_text(scope)};
+    co_return co_await records(pool, "SELECT * FROM queen.status_queue($1, $2)", params);
 }
 
 asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue) {

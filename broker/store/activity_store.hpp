@@ -23,6 +23,8 @@ struct status_window {
     std::optional<std::string> queue;
     std::optional<std::string> namespace_name;
     std::optional<std::string> task;
+    // The tenant scope (sql/procedures/21_tenancy.sql) of the routes that take it.
+    std::optional<std::string> scope;
 };
 
 // queen.status_throughput: the throughput rows, newest bucket first.
@@ -31,14 +33,16 @@ boost::asio::awaitable<db::record_set> status_throughput(db::pg_pool& pool, cons
 boost::asio::awaitable<db::record_set> status_summary(db::pg_pool& pool, const status_window& w);
 // queen.status_top_errors: {error, count} of the newest dead letters of the matching queues.
 boost::asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const status_window& w);
-// queen.status_queues_list: the matching queues (only those holding messages when nonempty).
+// queen.status_queues_list: the matching queues of w.scope (only those holding messages when
+// nonempty), names as the scope's tenant knows them.
 boost::asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w, std::int64_t limit,
                                                      std::int64_t offset, bool nonempty);
 // queen.status_workers: brokers that flushed since `since_us`.
 boost::asio::awaitable<db::record_set> status_workers(db::pg_pool& pool, std::int64_t since_us);
-// queen.status_queue and queen.status_queue_partitions: one queue (no row: unknown) and its
-// partitions counted now.
-boost::asio::awaitable<db::record_set> status_queue(db::pg_pool& pool, const std::string& queue);
+// queen.status_queue and queen.status_queue_partitions: one queue by its stored key (no row:
+// unknown; its name as the tenant `scope` shows it) and its partitions counted now.
+boost::asio::awaitable<db::record_set> status_queue(db::pg_pool& pool, const std::string& queue,
+                                                    const std::optional<std::string>& scope);
 boost::asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool, const std::string& queue);
 
 // queen.status_analytics: messages pushed per interval bucket ("minute", "hour" or "day").

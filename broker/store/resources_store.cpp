@@ -19,16 +19,16 @@ message_counts counts_at(const db::pg_result& res, int row, int col) {
 
 asio::awaitable<queue_listing> list_queues(db::pg_pool& pool, const std::optional<std::string>& namespace_name,
                                            const std::optional<std::string>& task, std::int64_t limit,
-                                           std::int64_t offset) {
+                                           std::int64_t offset, const std::optional<std::string>& scope) {
     const std::string limit_text = std::to_string(limit), offset_text = std::to_string(offset);
     std::vector<pg_param> params{namespace_name ? pg_param::text(*namespace_name) : pg_param::null(),
                                  task ? pg_param::text(*task) : pg_param::null(), pg_param::text(limit_text),
-                                 pg_param::text(offset_text)};
+                                 pg_param::text(offset_text), scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT a.age, l.id, l.name, l.namespace, l.task, l.created_at, l.partitions, l.total, l.pending, "
         "l.processing, l.completed, l.dead_letter, l.total_count "
         "FROM (SELECT queen.stats_age() AS age) a "
-        "LEFT JOIN queen.list_queues($1::text, $2::text, $3::int, $4::int) l ON true",
+        "LEFT JOIN queen.list_queues($1::text, $2::text, $3::int, $4::int, $5::text) l ON true",
         params, db::result_format::binary);
     queue_listing out;
     for (int row = 0; row < res.rows(); ++row) {
@@ -76,9 +76,11 @@ asio::awaitable<std::optional<queue_detail>> read_queue_detail(db::pg_pool& pool
     co_return out;
 }
 
-asio::awaitable<std::vector<grouping>> list_groupings(db::pg_pool& pool, grouping_kind kind) {
-    std::vector<pg_param> params{pg_param::text(kind == grouping_kind::task ? "task" : "namespace")};
-    auto res = co_await pool.exec("SELECT name, queues, partitions, total, pending FROM queen.list_groupings($1)",
+asio::awaitable<std::vector<grouping>> list_groupings(db::pg_pool& pool, grouping_kind kind,
+                                                      const std::optional<std::string>& scope) {
+    std::vector<pg_param> params{pg_param::text(kind == grouping_kind::task ? "task" : "namespace"),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
+    auto res = co_await pool.exec("SELECT name, queues, partitions, total, pending FROM queen.list_groupings($1, $2)",
                                   params, db::result_format::binary);
     std::vector<grouping> out;
     for (int row = 0; row < res.rows(); ++row)

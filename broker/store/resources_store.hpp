@@ -37,11 +37,12 @@ struct queue_listing {
     int stats_age = -1;  // seconds; -1 before the first snapshot
 };
 
-// queen.list_queues: newest queue first, counts from the newest snapshot; exact namespace and
-// task filters when given; one page.
+// queen.list_queues: the queues of the tenant `scope`, newest first, counts from the newest
+// snapshot, names as the scope's tenant knows them; exact namespace and task filters when
+// given; one page.
 boost::asio::awaitable<queue_listing> list_queues(db::pg_pool& pool, const std::optional<std::string>& namespace_name,
                                                   const std::optional<std::string>& task, std::int64_t limit,
-                                                  std::int64_t offset);
+                                                  std::int64_t offset, const std::optional<std::string>& scope);
 
 struct partition_detail {
     std::int64_t id = 0;
@@ -61,7 +62,8 @@ struct queue_detail {
     std::vector<partition_detail> partitions;  // by name
 };
 
-// queen.queue_detail: the queue with its partitions counted now; nullopt for an unknown queue.
+// queen.queue_detail: the queue (by its stored key) with its partitions counted now; nullopt
+// for an unknown queue.
 boost::asio::awaitable<std::optional<queue_detail>> read_queue_detail(db::pg_pool& pool, const std::string& queue);
 
 struct grouping {
@@ -74,8 +76,10 @@ struct grouping {
 
 enum class grouping_kind { namespace_name, task };
 
-// queen.list_groupings: per namespace (or task) with at least one queue, by name.
-boost::asio::awaitable<std::vector<grouping>> list_groupings(db::pg_pool& pool, grouping_kind kind);
+// queen.list_groupings: per namespace (or task) with at least one queue of the tenant
+// `scope`, by name.
+boost::asio::awaitable<std::vector<grouping>> list_groupings(db::pg_pool& pool, grouping_kind kind,
+                                                             const std::optional<std::string>& scope);
 
 struct stats_refresh {
     bool skipped = false;  // another session's refresh was running

@@ -6,6 +6,8 @@
 --   broker/domain/tenant_scope.cpp implements the same rule.
 -- queen.queue_local_name(key): the name a queue's tenant knows it by (the key without its
 --   tenant), for the texts a tenant reads.
+-- queen.scoped_queue_name(key, scope): a queue's name as a call in that scope shows it: the
+--   stored key without a scope, else the name its tenant knows.
 -- queen.in_tenant_scope(queue tenant, scope): whether a queue with that tenant is in scope.
 -- queen.scoped_partition_ids(ids, scope): the ids, with each partition outside the scope
 --   replaced by 0, which names no partition, so a call answers it as unknown.
@@ -25,6 +27,13 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 AS $$ SELECT CASE WHEN strpos(p_key, E'\x1f') > 0 THEN substr(p_key, strpos(p_key, E'\x1f') + 1) ELSE p_key END $$;
 COMMENT ON FUNCTION queen.queue_local_name(text) IS
   'The name a queue''s tenant knows it by: the stored key without its tenant.';
+
+CREATE OR REPLACE FUNCTION queen.scoped_queue_name(p_key text, p_scope text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE WHEN p_scope IS NULL THEN p_key ELSE queen.queue_local_name(p_key) END $$;
+COMMENT ON FUNCTION queen.scoped_queue_name(text, text) IS
+  'A queue''s name as shown in a tenant scope: the stored key without a scope, else its local name.';
 
 CREATE OR REPLACE FUNCTION queen.in_tenant_scope(p_queue_tenant text, p_scope text)
 RETURNS boolean

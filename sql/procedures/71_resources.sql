@@ -17,27 +17,32 @@ $$;
 COMMENT ON FUNCTION queen.snapshot_queue_counts() IS
   'Counts per queue from the newest stats snapshot.';
 
--- queen.list_queues(namespace, task, limit, offset): the queues (exact namespace and task
--- filters when given), newest first, with their snapshot counts (zero when the snapshot
--- predates the queue), one page; total_count is every match.
-CREATE OR REPLACE FUNCTION queen.list_queues(p_namespace text, p_task text, p_limit integer, p_offset integer)
+-- queen.list_queues(namespace, task, limit, offset, scope): the queues of the tenant scope
+-- (sql/procedures/21_tenancy.sql; exact namespace and task filters when given), newest first,
+-- with their snapshot counts (zero when the snapshot predates the queue), one page;
+-- total_count is every match. Names are shown as the scope's tenant knows them.
+DROP FUNCTION IF EXISTS queen.list_queues(text, text, integer, integer);
+CREATE OR REPLACE FUNCTION queen.list_queues(p_namespace text, p_task text, p_limit integer, p_offset integer,
+                                             p_scope text DEFAULT NULL)
 RETURNS TABLE(id bigint, name text, namespace text, task text, created_at timestamptz, partitions bigint,
               total bigint, pending bigint, processing bigint, completed bigint, dead_letter bigint,
               total_count bigint)
 LANGUAGE sql STABLE
 AS $$
-    SELECT q.id, q.name, q.namespace, q.task, q.created_at, coalesce(c.partitions, 0), coalesce(c.total, 0),
+    SELECT q.id, queen.scoped_queue_name(q.name, p_scope), q.namespace, q.task, q.created_at,
+           coalesce(c.partitions, 0), coalesce(c.total, 0),
            coalesce(c.pending, 0), coalesce(c.processing, 0), coalesce(c.completed, 0),
            coalesce(c.dead_letter, 0), count(*) OVER ()
       FROM queen.queues q
       LEFT JOIN queen.snapshot_queue_counts() c ON c.queue_id = q.id
      WHERE (p_namespace IS NULL OR q.namespace = p_namespace)
        AND (p_task IS NULL OR q.task = p_task)
+       AND queen.in_tenant_scope(q.tenant, p_scope)
      ORDER BY q.created_at DESC, q.id DESC
      LIMIT p_limit OFFSET p_offset
 $$;
-COMMENT ON FUNCTION queen.list_queues(text, text, integer, integer) IS
-  'Queues newest first with their stats-snapshot counts, filtered and paged.';
+COMMENT ON FUNCTION queen.list_queues(text, text, integer, integer, text) IS
+  'Queues of a tenant scope newest first with their stats-snapshot counts, filtered and paged.';
 
 -- queen.queue_detail(queue name): the queue's row fields and, one row each, its partitions by
 -- name with their counts computed now (queen.partition_stats); a queue without partitions
@@ -65,9 +70,11 @@ $$;
 COMMENT ON FUNCTION queen.queue_detail(text) IS
   'A queue and its partitions by name with their counts computed now.';
 
--- queen.list_groupings(kind): 'namespace' or 'task': per distinct value (queues without
--- one are not listed), its queues, partitions, total and pending from the snapshot, by name.
-CREATE OR REPLACE FUNCTION queen.list_groupings(p_kind text)
+-- queen.list_groupings(kind, scope): 'namespace' or 'task': per distinct value among the
+-- queues of the tenant scope (queues without one are not listed), its queues, partitions,
+-- total and pending from the snapshot, by name.
+DROP FUNCTION IF EXISTS queen.list_groupings(text);
+CREATE OR REPLACE FUNCTION queen.list_groupings(p_kind text, p_scope text DEFAULT NULL)
 RETURNS TABLE(name text, queues bigint, partitions bigint, total bigint, pending bigint)
 LANGUAGE plpgsql STABLE
 AS $$
@@ -79,12 +86,12 @@ BEGIN
     SELECT k.v, count(*)::bigint, coalesce(sum(c.partitions), 0)::bigint, coalesce(sum(c.total), 0)::bigint,
            coalesce(sum(c.pending), 0)::bigint
       FROM (SELECT q.id, CASE WHEN p_kind = 'namespace' THEN q.namespace ELSE q.task END AS v
-              FROM queen.queues q) k
+              FROM queen.queues q WHERE queen.in_tenant_scope(q.tenant, p_scope)) k
       LEFT JOIN queen.snapshot_queue_counts() c ON c.queue_id = k.id
      WHERE k.v IS NOT NULL AND k.v <> ''
      GROUP BY k.v
      ORDER BY k.v COLLATE "C";
 END;
 $$;
-COMMENT ON FUNCTION queen.list_groupings(text) IS
+COMMENT ON FUNCTION queen.list_groupings(text, text) IS
   'Per namespace or task: queues, partitions, total and pending from the stats snapshot.';

@@ -299,26 +299,30 @@ $$;
 COMMENT ON FUNCTION queen.status_top_errors(text, text, text) IS
   'Up to 10 commonest errors among the newest 10,000 matching dead letters.';
 
--- queen.status_queues_list(queue, namespace, task, limit, offset): the matching queues of
--- the snapshot; with p_nonempty only those holding at least one message.
+-- queen.status_queues_list(queue, namespace, task, limit, offset, nonempty, scope): the
+-- matching queues of the tenant scope (sql/procedures/21_tenancy.sql) with their snapshot
+-- counts; with p_nonempty only those holding at least one message. Names as the scope shows them.
+DROP FUNCTION IF EXISTS queen.status_queues_list(text, text, text, integer, integer, boolean);
 CREATE OR REPLACE FUNCTION queen.status_queues_list(p_queue text, p_namespace text, p_task text,
-                                                    p_limit integer, p_offset integer, p_nonempty boolean)
+                                                    p_limit integer, p_offset integer, p_nonempty boolean,
+                                                    p_scope text DEFAULT NULL)
 RETURNS TABLE(id text, name text, namespace text, task text, "createdAt" text, partitions bigint,
               "totalConsumed" bigint, "messages.total" bigint, "messages.pending" bigint,
               "messages.processing" bigint, "messages.completed" bigint)
 LANGUAGE sql STABLE
 AS $$
-    SELECT q.id::text, q.name, q.namespace, q.task, queen.iso_time(q.created_at), coalesce(c.partitions, 0),
-           coalesce(c.completed, 0), coalesce(c.total, 0), coalesce(c.pending, 0), coalesce(c.processing, 0),
-           coalesce(c.completed, 0)
+    SELECT q.id::text, queen.scoped_queue_name(q.name, p_scope), q.namespace, q.task, queen.iso_time(q.created_at),
+           coalesce(c.partitions, 0), coalesce(c.completed, 0), coalesce(c.total, 0), coalesce(c.pending, 0),
+           coalesce(c.processing, 0), coalesce(c.completed, 0)
       FROM queen.queues q
       LEFT JOIN queen.snapshot_queue_counts() c ON c.queue_id = q.id
      WHERE queen.matching_queue(q.name, p_queue, p_namespace, p_task)
+       AND queen.in_tenant_scope(q.tenant, p_scope)
        AND (NOT p_nonempty OR coalesce(c.total, 0) > 0)
      ORDER BY q.created_at DESC, q.id DESC
      LIMIT p_limit OFFSET p_offset
 $$;
-COMMENT ON FUNCTION queen.status_queues_list(text, text, text, integer, integer, boolean) IS
+COMMENT ON FUNCTION queen.status_queues_list(text, text, text, integer, integer, boolean, text) IS
   'Matching queues newest first with their snapshot counts, paged.';
 
 -- queen.status_workers(since): the brokers that flushed since then, with their last loop,
@@ -347,18 +351,21 @@ $$;
 COMMENT ON FUNCTION queen.status_workers(timestamptz) IS
   'Brokers seen since the given time with their latest loop, pool and wait figures.';
 
--- queen.status_queue(queue): /api/v1/status/queues/:queue's queue object (no row: unknown).
-CREATE OR REPLACE FUNCTION queen.status_queue(p_queue text)
+-- queen.status_queue(queue, scope): /api/v1/status/queues/:queue's queue object (no row:
+-- unknown), its name as the tenant scope shows it.
+DROP FUNCTION IF EXISTS queen.status_queue(text);
+CREATE OR REPLACE FUNCTION queen.status_queue(p_queue text, p_scope text DEFAULT NULL)
 RETURNS TABLE(id text, name text, namespace text, task text, priority integer, "createdAt" text,
               "config.leaseTime" integer, "config.retryLimit" integer, "config.retryDelay" integer,
               "config.ttl" integer, "config.maxQueueSize" bigint, "config.deadLetterQueue" boolean)
 LANGUAGE sql STABLE
 AS $$
-    SELECT q.id::text, q.name, q.namespace, q.task, q.priority, queen.iso_time(q.created_at), q.lease_time,
+    SELECT q.id::text, queen.scoped_queue_name(q.name, p_scope), q.namespace, q.task, q.priority,
+           queen.iso_time(q.created_at), q.lease_time,
            q.retry_limit, q.retry_delay, q.ttl, q.max_size, q.dead_letter_queue
       FROM queen.queues q WHERE q.name = p_queue
 $$;
-COMMENT ON FUNCTION queen.status_queue(text) IS 'The queue object of /api/v1/status/queues/:queue.';
+COMMENT ON FUNCTION queen.status_queue(text, text) IS 'The queue object of /api/v1/status/queues/:queue.';
 
 -- queen.status_queue_partitions(queue): its partitions by name, counted now (partition_stats),
 -- with Σ committed over groups and the last commit in any group.

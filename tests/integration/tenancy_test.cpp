@@ -257,6 +257,81 @@ TEST(Tenancy, SpooledPushesDrainIntoTheirTenantsQueues) {
     EXPECT_EQ(tenants_in(popped), (std::vector<std::string>{"acme", "acme"}));
 }
 
+// The names a listing shows, in order.
+std::vector<std::string> names_in(const json& listing, const char* array, const char* field = "name") {
+    std::vector<std::string> out;
+    for (const auto& q : listing[array]) out.push_back(q[field].get<std::string>());
+    return out;
+}
+
+TEST(Tenancy, ListingsShowOnlyTheCallersQueuesUnderTheirOwnNames) {
+    broker_process b(cluster().conninfo(), tenancy_env());
+    auto c = client_of(b);
+    const auto ns = unique_name("tenancy-ns");
+    const auto shared = unique_name("tenancy-shared"), own = unique_name("tenancy-own");
+    for (const auto& [tenant, queue] : std::vector<std::pair<std::string, std::string>>{
+             {"acme", shared}, {"globex", shared}, {"globex", own}}) {
+        const json cfg{{"queue", queue}, {"namespace", ns}, {"task", ns + "-" + tenant}};
+        ASSERT_EQ(as_tenant(c, tenant, "POST", "/api/v1/configure", cfg.dump()).status, 200);
+        ASSERT_EQ(as_tenant(c, tenant, "POST", "/api/v1/push", push_items(queue, tenant, 2).dump()).status, 201);
+    }
+    ASSERT_EQ(as_tenant(c, "", "POST", "/api/v1/stats/refresh").status, 200);
+
+    auto listed = as_tenant(c, "acme", "GET", "/api/v1/resources/queues?namespace=" + ns);
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    EXPECT_EQ(names_in(listed.json(), "queues"), (std::vector<std::string>{shared}));
+    EXPECT_EQ(listed.json()["total"], 1);
+    EXPECT_EQ(listed.json()["queues"][0]["messages"]["total"], 2);
+    auto globex_listed = as_tenant(c, "globex", "GET", "/api/v1/resources/queues?namespace=" + ns);
+    EXPECT_EQ(names_in(globex_listed.json(), "queues"), (std::vector<std::string>{own, shared}));
+    auto status_listed = as_tenant(c, "acme", "GET", "/api/v1/status/queues?namespace=" + ns);
+    ASSERT_EQ(status_listed.status, 200) << status_listed.body;
+    EXPECT_EQ(names_in(status_listed.json(), "queues"), (std::vector<std::string>{shared}));
+    auto by_name = as_tenant(c, "globex", "GET", "/api/v1/status/queues?queue=" + own);
+    EXPECT_EQ(names_in(by_name.json(), "queues"), (std::vector<std::string>{own}));
+    EXPECT_EQ(names_in(as_tenant(c, "acme", "GET", "/api/v1/status/queues?queue=" + own).json(), "queues"),
+              std::vector<std::string>{});
+
+    // Tasks are per tenant here: acme sees its own only.
+    auto tasks = as_tenant(c, "acme", "GET", "/api/v1/resources/tasks");
+    ASSERT_EQ(tasks.status, 200) << tasks.body;
+    std::vector<std::string> ours;
+    for (const auto& t : names_in(tasks.json(), "tasks"))
+        if (t.starts_with(ns)) ours.push_back(t);
+    EXPECT_EQ(ours, (std::vector<std::string>{ns + "-acme"}));
+    auto namespaces = as_tenant(c, "acme", "GET", "/api/v1/resources/namespaces");
+    const json namespace_list = namespaces.json();
+    for (const auto& n : namespace_list["namespaces"]) {
+        if (n["name"] == ns) {
+            EXPECT_EQ(n["queues"], 1);
+        }
+    }
+
+    // One queue: acme's own, under its name; another tenant's answers as unknown.
+    auto detail = as_tenant(c, "acme", "GET", "/api/v1/resources/queues/" + shared);
+    ASSERT_EQ(detail.status, 200) << detail.body;
+    EXPECT_EQ(detail.json()["name"], shared);
+    EXPECT_EQ(detail.json()["totals"]["total"], 2);
+    auto status_one = as_tenant(c, "acme", "GET", "/api/v1/status/queues/" + shared);
+    ASSERT_EQ(status_one.status, 200) << status_one.body;
+    EXPECT_EQ(status_one.json()["queue"]["name"], shared);
+    EXPECT_EQ(status_one.json()["totals"]["messages"]["total"], 2);
+    auto unknown = as_tenant(c, "acme", "GET", "/api/v1/resources/queues/" + own);
+    EXPECT_EQ(unknown.status, 404);
+    EXPECT_EQ(auth_support::error_of(unknown), "Queue not found");
+    EXPECT_EQ(as_tenant(c, "acme", "GET", "/api/v1/status/queues/" + own).status, 404);
+
+    // acme deletes its queue; globex's of the same name stays whole.
+    auto deleted = as_tenant(c, "acme", "DELETE", "/api/v1/resources/queues/" + shared);
+    ASSERT_EQ(deleted.status, 200) << deleted.body;
+    EXPECT_EQ(deleted.json()["queue"], shared);
+    EXPECT_EQ(deleted.json()["existed"], true);
+    EXPECT_EQ(as_tenant(c, "acme", "DELETE", "/api/v1/resources/queues/" + own).json()["existed"], false);
+    EXPECT_EQ(stored(key_of("acme", shared)), "");
+    EXPECT_EQ(stored(key_of("globex", shared)), "globex:2");
+    EXPECT_EQ(stored(key_of("globex", own)), "globex:2");
+}
+
 class TenancyClaims : public ::testing::Test {
 protected:
     static std::map<std::string, std::string> env() {
@@ -303,8 +378,8 @@ TEST_F(TenancyClaims, RoutesOverEveryTenantNeedAdmin) {
     auto c = client_of(b);
     const auto tenant_token = token("read-write", "acme");
     const auto admin = token("admin", std::nullopt);
-    for (const char* target : {"/metrics", "/metrics/prometheus", "/api/v1/status/buffers", "/api/v1/resources/queues",
-                               "/api/v1/status", "/api/v1/dlq"}) {
+    for (const char* target : {"/metrics", "/metrics/prometheus", "/api/v1/status/buffers",
+                               "/api/v1/resources/overview", "/api/v1/status", "/api/v1/dlq"}) {
         // Public by JWT_SKIP_PATHS or read-only without tenancy: with tenancy, admin only.
         EXPECT_EQ(as_tenant(c, "", "GET", target).status, 401) << target;
         EXPECT_EQ(as_tenant(c, "", "GET", target, "", tenant_token).status, 403) << target;

@@ -4,6 +4,7 @@
 // queue's detail is counted live. This file parses, calls store/resources_store, renders.
 #include "api/admin/handlers.hpp"
 #include "api/admin/resources_requests.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
@@ -41,8 +42,9 @@ void add(store::message_counts& sum, const store::message_counts& c) {
     sum.dead_letter += c.dead_letter;
 }
 
-asio::awaitable<http::response> groupings_answer(broker_context& ctx, store::grouping_kind kind) {
-    const auto rows = co_await store::list_groupings(ctx.pool, kind);
+asio::awaitable<http::response> groupings_answer(broker_context& ctx, store::grouping_kind kind,
+                                                 const std::optional<std::string>& scope) {
+    const auto rows = co_await store::list_groupings(ctx.pool, kind, scope);
     const bool task = kind == store::grouping_kind::task;
     render::json_writer out;
     out.begin_object().key(task ? render::member_name("tasks") : render::member_name("namespaces")).begin_array();
@@ -69,7 +71,8 @@ asio::awaitable<http::response> groupings_answer(broker_context& ctx, store::gro
 // GET /api/v1/resources/queues?namespace=&task=&limit=10000&offset=0
 asio::awaitable<http::response> handle_list_queues(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_queue_listing(rc.query, ctx.limits);
-    const auto listing = co_await store::list_queues(ctx.pool, req.namespace_name, req.task, req.limit, req.offset);
+    const auto listing = co_await store::list_queues(ctx.pool, req.namespace_name, req.task, req.limit, req.offset,
+                                                     rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object().key("queues").begin_array();
     for (const auto& q : listing.queues) {
@@ -98,13 +101,13 @@ asio::awaitable<http::response> handle_list_queues(broker_context& ctx, http::re
 asio::awaitable<http::response> handle_get_queue(broker_context& ctx, http::request_context& rc) {
     const std::string& queue = rc.path_params.at(0);
     check_name("queue", queue, ctx.limits);
-    const auto detail = co_await store::read_queue_detail(ctx.pool, queue);
+    const auto detail = co_await store::read_queue_detail(ctx.pool, queue_key(rc.tenant, queue, "queue"));
     if (!detail) throw api_error(error_code::not_found, "Queue not found");
     store::message_counts totals;
     render::json_writer out;
     out.begin_object()
         .field("id", std::to_string(detail->id))
-        .field("name", detail->name)
+        .field("name", rc.tenant.local(detail->name))
         .field("namespace", or_empty(detail->namespace_name))
         .field("task", or_empty(detail->task))
         .field("createdAt", domain::iso_time(detail->created_at_us))
@@ -129,13 +132,13 @@ asio::awaitable<http::response> handle_get_queue(broker_context& ctx, http::requ
 }
 
 // GET /api/v1/resources/namespaces
-asio::awaitable<http::response> handle_list_namespaces(broker_context& ctx, http::request_context&) {
-    co_return co_await groupings_answer(ctx, store::grouping_kind::namespace_name);
+asio::awaitable<http::response> handle_list_namespaces(broker_context& ctx, http::request_context& rc) {
+    co_return co_await groupings_answer(ctx, store::grouping_kind::namespace_name, rc.tenant.sql_scope());
 }
 
 // GET /api/v1/resources/tasks
-asio::awaitable<http::response> handle_list_tasks(broker_context& ctx, http::request_context&) {
-    co_return co_await groupings_answer(ctx, store::grouping_kind::task);
+asio::awaitable<http::response> handle_list_tasks(broker_context& ctx, http::request_context& rc) {
+    co_return co_await groupings_answer(ctx, store::grouping_kind::task, rc.tenant.sql_scope());
 }
 
 // POST /api/v1/stats/refresh (the body is ignored): a new snapshot now.

@@ -4,6 +4,7 @@
 #include "api/observability/status_requests.hpp"
 #include "api/shared/api_error.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "api/shared/validate.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
@@ -77,6 +78,8 @@ asio::awaitable<http::response> handle_status_queues(broker_context& ctx, http::
     w.queue = query_name(rc.query, "queue", ctx.limits);
     w.namespace_name = query_name(rc.query, "namespace", ctx.limits);
     w.task = query_name(rc.query, "task", ctx.limits);
+    if (w.queue) w.queue = queue_key(rc.tenant, *w.queue, "queue");
+    w.scope = rc.tenant.sql_scope();
     const auto limit = query_int(rc.query, "limit", 100, 0, 10000);
     const auto offset = query_int(rc.query, "offset", 0, 0, 2147483647);
     const auto queues = co_await store::status_queues(ctx.pool, w, limit, offset, false);
@@ -99,9 +102,10 @@ asio::awaitable<http::response> handle_status_queues(broker_context& ctx, http::
 asio::awaitable<http::response> handle_status_queue(broker_context& ctx, http::request_context& rc) {
     const std::string& name = rc.path_params.at(0);
     check_name("queue", name, ctx.limits);
-    const auto queue = co_await store::status_queue(ctx.pool, name);
+    const std::string key = queue_key(rc.tenant, name, "queue");
+    const auto queue = co_await store::status_queue(ctx.pool, key, rc.tenant.sql_scope());
     if (queue.size() == 0) throw api_error(error_code::not_found, "Queue not found");
-    const auto partitions = co_await store::status_queue_partitions(ctx.pool, name);
+    const auto partitions = co_await store::status_queue_partitions(ctx.pool, key);
     static constexpr std::array<const char*, 6> counts{"total",     "pending", "processing",
                                                        "completed", "failed",  "deadLetter"};
     std::array<long long, 6> totals{};
