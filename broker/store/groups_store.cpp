@@ -48,13 +48,15 @@ seek_status parse_seek_status(const std::string& status) {
 
 }  // namespace
 
-asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, const std::optional<std::string>& group) {
-    std::vector<pg_param> params{group ? pg_param::text(*group) : pg_param::null()};
+asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, const std::optional<std::string>& group,
+                                                         const std::optional<std::string>& scope) {
+    std::vector<pg_param> params{group ? pg_param::text(*group) : pg_param::null(),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT consumer_group, queue_name, subscription_at, partition_id, partition_name, committed, last_offset, "
         "lease_id, lease_end, lease_expires_at, attempts, retry_at, last_claimed_at, pending_since, "
         "coalesce(floor(extract(epoch FROM now() - pending_since)), 0)::bigint, committed_at, consumed "
-        "FROM queen.group_cursors($1)",
+        "FROM queen.group_cursors($1, $2)",
         params, db::result_format::binary);
     std::vector<group_cursor> rows;
     rows.reserve(static_cast<std::size_t>(res.rows()));
@@ -62,11 +64,13 @@ asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool, cons
     co_return rows;
 }
 
-asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool) {
+asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool,
+                                                            const std::optional<std::string>& scope) {
+    std::vector<pg_param> params{scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT consumer_group, queue_name, members, partitions_with_lag, lag, oldest_waiting_at, max_time_lag, "
-        "committed, subscription_mode, subscription_at, registered_at FROM queen.list_group_summaries()",
-        {}, db::result_format::binary);
+        "committed, subscription_mode, subscription_at, registered_at FROM queen.list_group_summaries($1)",
+        params, db::result_format::binary);
     std::vector<group_summary> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
     for (int i = 0; i < res.rows(); ++i) {
@@ -87,12 +91,13 @@ asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool) {
     co_return out;
 }
 
-asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, std::int64_t min_seconds) {
+asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, std::int64_t min_seconds,
+                                                             const std::optional<std::string>& scope) {
     const std::string seconds = std::to_string(min_seconds);
-    std::vector<pg_param> params{pg_param::text(seconds)};
+    std::vector<pg_param> params{pg_param::text(seconds), scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT consumer_group, queue_name, partition_name, partition_id, lease_id, offset_lag, time_lag_seconds, "
-        "oldest_unconsumed_at, last_consumed_at FROM queen.lagging_cursors($1::int)",
+        "oldest_unconsumed_at, last_consumed_at FROM queen.lagging_cursors($1::int, $2)",
         params, db::result_format::binary);
     std::vector<lagging_cursor> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
@@ -114,12 +119,14 @@ asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, 
 
 asio::awaitable<std::vector<group_queue_deletion>> delete_group(db::pg_pool& pool, const std::string& group,
                                                                 const std::optional<std::string>& queue,
-                                                                bool delete_metadata) {
+                                                                bool delete_metadata,
+                                                                const std::optional<std::string>& scope) {
     std::vector<pg_param> params{pg_param::text(group), queue ? pg_param::text(*queue) : pg_param::null(),
-                                 pg_param::text(delete_metadata ? "true" : "false")};
+                                 pg_param::text(delete_metadata ? "true" : "false"),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
-        "SELECT queue_name, deleted_partitions, metadata_deleted FROM queen.delete_group($1, $2, $3::boolean)", params,
-        db::result_format::binary);
+        "SELECT queue_name, deleted_partitions, metadata_deleted FROM queen.delete_group($1, $2, $3::boolean, $4)",
+        params, db::result_format::binary);
     std::vector<group_queue_deletion> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
     for (int i = 0; i < res.rows(); ++i)
@@ -142,11 +149,13 @@ asio::awaitable<seek_outcome> seek_group(db::pg_pool& pool, const group_seek& se
 }
 
 asio::awaitable<subscription_update> set_group_subscription(db::pg_pool& pool, const std::string& group,
-                                                            std::int64_t at_us) {
+                                                            std::int64_t at_us,
+                                                            const std::optional<std::string>& scope) {
     const std::string at_text = domain::iso_time(at_us);
-    std::vector<pg_param> params{pg_param::text(group), pg_param::text(at_text)};
+    std::vector<pg_param> params{pg_param::text(group), pg_param::text(at_text),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
-        "SELECT queues_updated, subscription_at FROM queen.set_group_subscription($1, $2::timestamptz)", params,
+        "SELECT queues_updated, subscription_at FROM queen.set_group_subscription($1, $2::timestamptz, $3)", params,
         db::result_format::binary);
     co_return subscription_update{res.int64(0, 0), db::timestamp_us(res, 0, 1)};
 }

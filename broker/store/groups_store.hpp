@@ -34,9 +34,11 @@ struct group_cursor {
     bool consumed = false;                      // the group has handed out or committed anything here
 };
 
-// queen.group_cursors: the group's cursors (nullopt: every group's), by group, queue, partition.
+// queen.group_cursors: the group's cursors (nullopt: every group's) on the queues of the tenant
+// `scope` (queue names as it shows them), by group, queue, partition.
 boost::asio::awaitable<std::vector<group_cursor>> group_cursors(db::pg_pool& pool,
-                                                                const std::optional<std::string>& group);
+                                                                const std::optional<std::string>& group,
+                                                                const std::optional<std::string>& scope);
 
 // One registered (group, queue) of queen.list_group_summaries, counts from the stats snapshot.
 struct group_summary {
@@ -53,8 +55,10 @@ struct group_summary {
     std::int64_t registered_at = 0;
 };
 
-// queen.list_group_summaries: by group, then queue.
-boost::asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool);
+// queen.list_group_summaries: the registrations on the tenant `scope`'s queues (names as it
+// shows them), by group, then queue.
+boost::asio::awaitable<std::vector<group_summary>> group_summaries(db::pg_pool& pool,
+                                                                   const std::optional<std::string>& scope);
 
 // One cursor of queen.lagging_cursors.
 struct lagging_cursor {
@@ -70,8 +74,9 @@ struct lagging_cursor {
 };
 
 // queen.lagging_cursors: cursors whose first uncommitted message is older than min_seconds,
-// largest time lag first.
-boost::asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, std::int64_t min_seconds);
+// largest time lag first; on the tenant `scope`'s queues (names as it shows them).
+boost::asio::awaitable<std::vector<lagging_cursor>> lagging_cursors(db::pg_pool& pool, std::int64_t min_seconds,
+                                                                    const std::optional<std::string>& scope);
 
 struct group_queue_deletion {
     std::string queue;
@@ -79,11 +84,12 @@ struct group_queue_deletion {
     bool metadata_deleted = false;
 };
 
-// queen.delete_group: drops the group on the queue (nullopt: on every queue), its start too with
-// delete_metadata; one element per queue it touched.
+// queen.delete_group: drops the group on the queue (a stored key; nullopt: on every queue of the
+// tenant `scope`), its start too with delete_metadata; one element per queue it touched, by key.
 boost::asio::awaitable<std::vector<group_queue_deletion>> delete_group(db::pg_pool& pool, const std::string& group,
                                                                        const std::optional<std::string>& queue,
-                                                                       bool delete_metadata);
+                                                                       bool delete_metadata,
+                                                                       const std::optional<std::string>& scope);
 
 struct group_seek {
     std::string group;
@@ -110,8 +116,10 @@ struct subscription_update {
     std::int64_t subscription_at = 0;  // the start written (Unix µs), never later than now
 };
 
-// queen.set_group_subscription: rewrites the group's start on every queue where it is registered.
+// queen.set_group_subscription: rewrites the group's start on every queue of the tenant `scope`
+// where it is registered.
 boost::asio::awaitable<subscription_update> set_group_subscription(db::pg_pool& pool, const std::string& group,
-                                                                   std::int64_t at_us);
+                                                                   std::int64_t at_us,
+                                                                   const std::optional<std::string>& scope);
 
 }  // namespace queen::store

@@ -4,6 +4,8 @@
 --   name  the queues of that tenant.
 -- queen.tenant_queue_key(name, tenant): the stored key of a tenant's queue;
 --   broker/domain/tenant_scope.cpp implements the same rule.
+-- queen.queue_key_tenant(key): the tenant a stored key names, NULL for a bare name (the rule
+--   of the generated column queen.queues.tenant, migration 25), for tables that hold keys.
 -- queen.queue_local_name(key): the name a queue's tenant knows it by (the key without its
 --   tenant), for the texts a tenant reads.
 -- queen.scoped_queue_name(key, scope): a queue's name as a call in that scope shows it: the
@@ -20,6 +22,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$ SELECT CASE WHEN p_tenant IS NULL OR p_tenant = '' THEN p_name ELSE p_tenant || E'\x1f' || p_name END $$;
 COMMENT ON FUNCTION queen.tenant_queue_key(text, text) IS
   'The stored key of a tenant''s queue: tenant, U+001F, name; the bare name without a tenant.';
+
+CREATE OR REPLACE FUNCTION queen.queue_key_tenant(p_key text)
+RETURNS text
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+AS $$ SELECT CASE WHEN strpos(p_key, E'\x1f') > 0 THEN split_part(p_key, E'\x1f', 1) END $$;
+COMMENT ON FUNCTION queen.queue_key_tenant(text) IS
+  'The tenant a stored queue key names; NULL for a bare name.';
 
 CREATE OR REPLACE FUNCTION queen.queue_local_name(p_key text)
 RETURNS text

@@ -21,6 +21,9 @@
 --   consumes again from there — only last_claimed_at survives, so the housekeeping's idle
 --   clock keeps the group's real last activity. deleted_partitions counts the cursors
 --   dropped or set back. An unknown group touches nothing and returns no row.
+-- Tenancy: delete_group and set_group_subscription take a trailing scope
+--   (sql/procedures/21_tenancy.sql) and touch only the queues of that tenant; delete_group
+--   names them by their stored keys. seek_group takes a stored key, which names its tenant.
 -- queen.set_group_subscription(group, at) -> (queues_updated, subscription_at)
 --   Rewrites the start time of the group on every queue where it has a subscription
 --   record (a time in the future is taken as now, as on registration). Cursors do not
@@ -107,7 +110,9 @@ $$;
 COMMENT ON FUNCTION queen.seek_group(text, text, text, boolean, timestamptz) IS
   'Moves a group''s cursors on a queue (or one partition) to the end or to a time; releases leases.';
 
-CREATE OR REPLACE FUNCTION queen.delete_group(p_group text, p_queue text, p_delete_metadata boolean)
+DROP FUNCTION IF EXISTS queen.delete_group(text, text, boolean);  -- it gained the tenant scope
+CREATE OR REPLACE FUNCTION queen.delete_group(p_group text, p_queue text, p_delete_metadata boolean,
+                                              p_scope text DEFAULT NULL)
 RETURNS TABLE(queue_name text, deleted_partitions integer, metadata_deleted boolean)
 LANGUAGE plpgsql
 AS $$
@@ -121,9 +126,10 @@ BEGIN
     -- first, before any row lock (53_claim_floor.sql).
     PERFORM queen.lock_claim_floors_shared(ARRAY(
         SELECT g.queue_name FROM queen.consumer_groups g
-         WHERE g.consumer_group = p_group AND (p_queue IS NULL OR g.queue_name = p_queue)));
+         WHERE g.consumer_group = p_group AND (p_queue IS NULL OR g.queue_name = p_queue)
+           AND queen.in_tenant_scope(queen.queue_key_tenant(g.queue_name), p_scope)));
     PERFORM 1 FROM queen.queues q
-     WHERE (p_queue IS NULL OR q.name = p_queue)
+     WHERE (p_queue IS NULL OR q.name = p_queue) AND queen.in_tenant_scope(q.tenant, p_scope)
        AND (EXISTS (SELECT 1 FROM queen.consumer_groups g
                      WHERE g.queue_name = q.name AND g.consumer_group = p_group)
             OR EXISTS (SELECT 1 FROM queen.log_consumers lc
@@ -133,6 +139,7 @@ BEGIN
     PERFORM 1 FROM queen.log_consumers lc
       JOIN queen.queues q ON q.id = lc.queue_id
      WHERE lc.consumer_group = p_group AND (p_queue IS NULL OR q.name = p_queue)
+       AND queen.in_tenant_scope(q.tenant, p_scope)
      ORDER BY lc.partition_id
        FOR UPDATE OF lc;
 
@@ -140,10 +147,12 @@ BEGIN
         SELECT n.name, q.id AS queue_id
           FROM (SELECT g.queue_name AS name FROM queen.consumer_groups g
                  WHERE g.consumer_group = p_group AND (p_queue IS NULL OR g.queue_name = p_queue)
+                   AND queen.in_tenant_scope(queen.queue_key_tenant(g.queue_name), p_scope)
                 UNION
                 SELECT q2.name FROM queen.log_consumers lc
                   JOIN queen.queues q2 ON q2.id = lc.queue_id
-                 WHERE lc.consumer_group = p_group AND (p_queue IS NULL OR q2.name = p_queue)) n
+                 WHERE lc.consumer_group = p_group AND (p_queue IS NULL OR q2.name = p_queue)
+                   AND queen.in_tenant_scope(q2.tenant, p_scope)) n
           LEFT JOIN queen.queues q ON q.name = n.name
          ORDER BY n.name COLLATE "C"
     LOOP
@@ -186,10 +195,11 @@ BEGIN
     END LOOP;
 END;
 $$;
-COMMENT ON FUNCTION queen.delete_group(text, text, boolean) IS
+COMMENT ON FUNCTION queen.delete_group(text, text, boolean, text) IS
   'Drops a group''s cursors and leases (and with delete_metadata its start); else restarts it from its start.';
 
-CREATE OR REPLACE FUNCTION queen.set_group_subscription(p_group text, p_at timestamptz)
+DROP FUNCTION IF EXISTS queen.set_group_subscription(text, timestamptz);  -- it gained the tenant scope
+CREATE OR REPLACE FUNCTION queen.set_group_subscription(p_group text, p_at timestamptz, p_scope text DEFAULT NULL)
 RETURNS TABLE(queues_updated integer, subscription_at timestamptz)
 LANGUAGE plpgsql
 AS $$
@@ -201,14 +211,15 @@ BEGIN
         RAISE EXCEPTION 'set_group_subscription: a time stamp is required' USING ERRCODE = '22023';
     END IF;
     PERFORM 1 FROM queen.consumer_groups g
-     WHERE g.consumer_group = p_group
+     WHERE g.consumer_group = p_group AND queen.in_tenant_scope(queen.queue_key_tenant(g.queue_name), p_scope)
      ORDER BY g.queue_name COLLATE "C"
        FOR UPDATE;
-    UPDATE queen.consumer_groups g SET subscription_at = v_at WHERE g.consumer_group = p_group;
+    UPDATE queen.consumer_groups g SET subscription_at = v_at
+     WHERE g.consumer_group = p_group AND queen.in_tenant_scope(queen.queue_key_tenant(g.queue_name), p_scope);
     GET DIAGNOSTICS queues_updated = ROW_COUNT;
     subscription_at := v_at;
     RETURN NEXT;
 END;
 $$;
-COMMENT ON FUNCTION queen.set_group_subscription(text, timestamptz) IS
+COMMENT ON FUNCTION queen.set_group_subscription(text, timestamptz, text) IS
   'Rewrites a group''s subscription start on every queue where it is registered.';

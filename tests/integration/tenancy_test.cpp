@@ -332,6 +332,60 @@ TEST(Tenancy, ListingsShowOnlyTheCallersQueuesUnderTheirOwnNames) {
     EXPECT_EQ(stored(key_of("globex", own)), "globex:2");
 }
 
+TEST(Tenancy, AConsumerGroupOfTheSameNameIsATenantsOwn) {
+    broker_process b(cluster().conninfo(), tenancy_env());
+    auto c = client_of(b);
+    const auto q = unique_name("tenancy-groups");
+    const auto group = unique_name("billing");
+    for (const std::string tenant : {"acme", "globex"}) {
+        ASSERT_EQ(as_tenant(c, tenant, "POST", "/api/v1/push", push_items(q, tenant, 3).dump()).status, 201);
+        auto popped = as_tenant(c, tenant, "GET", "/api/v1/pop/queue/" + q + "?wait=false&autoAck=true&consumerGroup=" + group);
+        ASSERT_EQ(tenants_in(popped), (std::vector<std::string>{tenant})) << popped.body;
+    }
+    ASSERT_EQ(as_tenant(c, "", "POST", "/api/v1/stats/refresh").status, 200);
+
+    const auto rows_of = [&](const std::string& tenant) {
+        auto listed = as_tenant(c, tenant, "GET", "/api/v1/consumer-groups");
+        EXPECT_EQ(listed.status, 200) << listed.body;
+        std::vector<std::string> out;
+        const json rows = listed.json();  // one element per (group, queue)
+        for (const auto& g : rows) {
+            if (g["name"] == group) out.push_back(g["queueName"].get<std::string>());
+        }
+        return out;
+    };
+    EXPECT_EQ(rows_of("acme"), (std::vector<std::string>{q}));
+    auto detail = as_tenant(c, "acme", "GET", "/api/v1/consumer-groups/" + group);
+    ASSERT_EQ(detail.status, 200) << detail.body;
+    EXPECT_NE(detail.body.find(q), std::string::npos);
+    EXPECT_EQ(detail.body.find("globex"), std::string::npos) << detail.body;
+    auto lagging = as_tenant(c, "acme", "GET", "/api/v1/consumer-groups/lagging?minLagSeconds=0");
+    ASSERT_EQ(lagging.status, 200) << lagging.body;
+    EXPECT_EQ(lagging.body.find("globex"), std::string::npos) << lagging.body;
+
+    // acme's seek, subscription rewrite and deletion touch its own registration only.
+    auto seek = as_tenant(c, "acme", "POST", "/api/v1/consumer-groups/" + group + "/queues/" + q + "/seek",
+                          R"({"toEnd":true})");
+    ASSERT_EQ(seek.status, 200) << seek.body;
+    EXPECT_EQ(seek.json()["queueName"], q);
+    auto rewrite = as_tenant(c, "acme", "POST", "/api/v1/consumer-groups/" + group + "/subscription",
+                             R"({"subscriptionTimestamp":"2026-01-01T00:00:00Z"})");
+    ASSERT_EQ(rewrite.status, 200) << rewrite.body;
+    EXPECT_EQ(rewrite.json()["rowsUpdated"], 1);
+    auto globex_next = as_tenant(c, "globex", "GET",
+                                 "/api/v1/pop/queue/" + q + "?wait=false&batch=10&consumerGroup=" + group);
+    EXPECT_EQ(tenants_in(globex_next), (std::vector<std::string>{"globex", "globex"}));
+    EXPECT_EQ(as_tenant(c, "acme", "GET", "/api/v1/pop/queue/" + q + "?wait=false&consumerGroup=" + group).status, 204);
+    auto removed = as_tenant(c, "acme", "DELETE", "/api/v1/consumer-groups/" + group);
+    ASSERT_EQ(removed.status, 200) << removed.body;
+    EXPECT_EQ(removed.json()["metadataDeleted"], true);
+    EXPECT_EQ(rows_of("acme"), std::vector<std::string>{});
+    EXPECT_EQ(rows_of("globex"), (std::vector<std::string>{q}));
+    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = " + quote(group) +
+                                " AND queue_name = " + quote(key_of("globex", q))),
+              "1");
+}
+
 class TenancyClaims : public ::testing::Test {
 protected:
     static std::map<std::string, std::string> env() {

@@ -6,6 +6,7 @@
 #include "api/admin/group_answers.hpp"
 #include "api/admin/handlers.hpp"
 #include "api/shared/group_requests.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "render/json_writer.hpp"
@@ -36,9 +37,11 @@ struct delete_outcome {
     bool metadata_deleted = false;
 };
 
+// `queue` is a stored key; nullopt: every queue of the tenant `scope`.
 asio::awaitable<delete_outcome> delete_group(broker_context& ctx, const std::string& group,
-                                             const std::optional<std::string>& queue, bool delete_metadata) {
-    const auto rows = co_await store::delete_group(ctx.pool, group, queue, delete_metadata);
+                                             const std::optional<std::string>& queue, bool delete_metadata,
+                                             const std::optional<std::string>& scope) {
+    const auto rows = co_await store::delete_group(ctx.pool, group, queue, delete_metadata, scope);
     delete_outcome out;
     std::vector<std::string> queues;
     for (const auto& row : rows) {
@@ -58,7 +61,9 @@ asio::awaitable<http::response> answer_delete(broker_context& ctx, http::request
     // Absent means true, as in Queen.
     const std::string* flag = rc.query_value("deleteMetadata");
     const bool delete_metadata = !flag || flag->empty() || query_bool(*flag);
-    auto outcome = co_await delete_group(ctx, group, queue, delete_metadata);
+    std::optional<std::string> key;
+    if (queue) key = queue_key(rc.tenant, *queue, "queue");
+    auto outcome = co_await delete_group(ctx, group, key, delete_metadata, rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object()
         .field("success", true)
@@ -70,6 +75,7 @@ asio::awaitable<http::response> answer_delete(broker_context& ctx, http::request
     co_return json_ok(out);
 }
 
+// `queue` is a stored key.
 asio::awaitable<store::seek_outcome> seek(broker_context& ctx, const std::string& group, const std::string& queue,
                                           const std::optional<std::string>& partition, const seek_request& r) {
     const store::group_seek target{group, queue, partition, r.to_end, r.timestamp_us};
@@ -86,22 +92,22 @@ asio::awaitable<store::seek_outcome> seek(broker_context& ctx, const std::string
 }  // namespace
 
 // GET /api/v1/consumer-groups
-asio::awaitable<http::response> handle_list_groups(broker_context& ctx, http::request_context&) {
-    const auto rows = co_await store::group_summaries(ctx.pool);
+asio::awaitable<http::response> handle_list_groups(broker_context& ctx, http::request_context& rc) {
+    const auto rows = co_await store::group_summaries(ctx.pool, rc.tenant.sql_scope());
     co_return http::json_text(http::bhttp::status::ok, render_group_list(rows));
 }
 
 // GET /api/v1/consumer-groups/lagging?minLagSeconds=3600
 asio::awaitable<http::response> handle_lagging_groups(broker_context& ctx, http::request_context& rc) {
     const std::int64_t min_seconds = query_int(rc.query, "minLagSeconds", 3600, 0, 2147483647);
-    const auto rows = co_await store::lagging_cursors(ctx.pool, min_seconds);
+    const auto rows = co_await store::lagging_cursors(ctx.pool, min_seconds, rc.tenant.sql_scope());
     co_return http::json_text(http::bhttp::status::ok, render_lagging(rows));
 }
 
 // GET /api/v1/consumer-groups/:group ({} when the group has no cursor)
 asio::awaitable<http::response> handle_get_group(broker_context& ctx, http::request_context& rc) {
     const std::optional<std::string> group = path_group(rc, ctx.limits);
-    auto rows = co_await store::group_cursors(ctx.pool, group);
+    auto rows = co_await store::group_cursors(ctx.pool, group, rc.tenant.sql_scope());
     co_return http::json_text(http::bhttp::status::ok, render_group_detail(rows));
 }
 
@@ -123,7 +129,7 @@ asio::awaitable<http::response> handle_seek_group(broker_context& ctx, http::req
     check_name("queue", queue, ctx.limits);
     const seek_request r = parse_seek(rc.req.body(), ctx.limits);
     const std::optional<std::string> all_partitions;
-    auto outcome = co_await seek(ctx, group, queue, all_partitions, r);
+    auto outcome = co_await seek(ctx, group, queue_key(rc.tenant, queue, "queue"), all_partitions, r);
     render::json_writer out;
     out.begin_object()
         .field("success", true)
@@ -144,13 +150,13 @@ asio::awaitable<http::response> handle_seek_group_partition(broker_context& ctx,
     check_name("queue", queue, ctx.limits);
     check_name("partition", *partition, ctx.limits);
     // A group without a cursor there is not an error here: nothing is updated.
-    const store::group_seek target{group, queue, partition, true, std::nullopt};
+    const store::group_seek target{group, queue_key(rc.tenant, queue, "queue"), partition, true, std::nullopt};
     auto outcome = co_await store::seek_group(ctx.pool, target);
     if (outcome.status == store::seek_status::queue_not_found ||
         outcome.status == store::seek_status::partition_not_found)
         throw not_found("Partition not found");
     if (outcome.status == store::seek_status::ok) {
-        std::vector<std::string> queues{queue};
+        std::vector<std::string> queues{target.queue};
         ctx.notifier.queues_changed(queues);  // a released lease makes the partition claimable
     }
     const bool updated = outcome.partitions_updated > 0 && outcome.newest_at.has_value();
@@ -174,7 +180,7 @@ asio::awaitable<http::response> handle_seek_group_partition(broker_context& ctx,
 asio::awaitable<http::response> handle_set_group_subscription(broker_context& ctx, http::request_context& rc) {
     const std::string& group = path_group(rc, ctx.limits);
     const std::int64_t at = parse_subscription(rc.req.body(), ctx.limits);
-    const auto res = co_await store::set_group_subscription(ctx.pool, group, at);
+    const auto res = co_await store::set_group_subscription(ctx.pool, group, at, rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object()
         .field("success", true)
