@@ -33,6 +33,13 @@ struct filter_args {
     std::vector<pg_param> params;
 };
 
+// The tenant scope as the trailing named argument of a call whose other arguments are in
+// `params`: appends it and returns ", p_scope => $N".
+std::string scope_argument(std::vector<pg_param>& params, const dead_letter_filter& f) {
+    params.push_back(f.scope ? pg_param::text(*f.scope) : pg_param::null());
+    return ", p_scope => $" + std::to_string(params.size()) + "::text";
+}
+
 constexpr const char* filter_sql = "$1::text, $2::text, $3::text, $4::timestamptz, $5::timestamptz, $6::uuid";
 
 std::optional<std::int64_t> opt_int64(const db::pg_result& res, int row, int col) {
@@ -95,16 +102,17 @@ asio::awaitable<dead_letter_page> list_dead_letters(db::pg_pool& pool, const dea
     std::vector<pg_param> params = args.params;
     params.push_back(pg_param::text(limit_text));
     params.push_back(pg_param::text(offset_text));
+    const std::string scope = scope_argument(params, filter);
     const std::string sql =
         std::string(
             "SELECT c.total, l.dead_letter_id, l.queue, l.partition, l.partition_id, l.msg_offset, l.consumer_group, "
             "l.transaction_id, l.trace_id, l.producer_sub, l.payload, l.segment, l.segment_first_offset, "
             "l.error_message, l.attempts, l.reason, l.created_at, l.failed_at "
             "FROM queen.count_dead_letters(") +
-        filter_sql +
+        filter_sql + scope +
         ") AS c(total) "
         "LEFT JOIN LATERAL queen.list_dead_letters(" +
-        filter_sql + ", $7::integer, $8::integer) l ON true";
+        filter_sql + ", $7::integer, $8::integer" + scope + ") l ON true";
     auto res = co_await pool.exec(sql, params, db::result_format::binary);
     dead_letter_page page;
     page.total = res.rows() > 0 ? res.int64(0, 0) : 0;
@@ -117,8 +125,10 @@ asio::awaitable<dead_letter_page> list_dead_letters(db::pg_pool& pool, const dea
 
 asio::awaitable<std::int64_t> count_dead_letters(db::pg_pool& pool, const dead_letter_filter& filter) {
     const filter_args args(filter);
-    const std::string sql = std::string("SELECT queen.count_dead_letters(") + filter_sql + ")";
-    auto res = co_await pool.exec(sql, args.params, db::result_format::binary);
+    std::vector<pg_param> params = args.params;
+    const std::string scope = scope_argument(params, filter);
+    const std::string sql = std::string("SELECT queen.count_dead_letters(") + filter_sql + scope + ")";
+    auto res = co_await pool.exec(sql, params, db::result_format::binary);
     co_return res.int64(0, 0);
 }
 
@@ -129,10 +139,11 @@ asio::awaitable<std::vector<dead_letter_segment>> dead_letter_segments(db::pg_po
     const std::string limit_text = std::to_string(limit);
     std::vector<pg_param> params = args.params;
     params.push_back(pg_param::text(limit_text));
+    const std::string scope = scope_argument(params, filter);
     const std::string sql =
         std::string(
             "SELECT dead_letter_id, msg_offset, segment_first_offset, segment FROM queen.dead_letter_segments(") +
-        filter_sql + ", $7::integer)";
+        filter_sql + ", $7::integer" + scope + ")";
     auto res = co_await pool.exec(sql, params, db::result_format::binary);
     std::vector<dead_letter_segment> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
@@ -165,11 +176,13 @@ asio::awaitable<std::vector<requeued_dead_letter>> requeue_dead_letter_set(
     params.push_back(pg_param::text(a_traces));
     params.push_back(pg_param::text(a_producers));
     params.push_back(pg_param::text(a_payloads));
+    const std::string scope = scope_argument(params, filter);
     const std::string sql =
         std::string(
             "SELECT dead_letter_id, status, queue_name, partition_name, partition_id, msg_offset, previous_id, "
             "transaction_id, consumer_group FROM queen.requeue_dead_letter_set(") +
-        filter_sql + ", $7::boolean, $8::integer, $9::bigint[], $10::text[], $11::uuid[], $12::text[], $13::text[])";
+        filter_sql + ", $7::boolean, $8::integer, $9::bigint[], $10::text[], $11::uuid[], $12::text[], $13::text[]" +
+        scope + ")";
     auto res = co_await pool.exec(sql, params, db::result_format::binary);
     std::vector<requeued_dead_letter> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
@@ -181,7 +194,9 @@ asio::awaitable<std::int64_t> purge_dead_letters(db::pg_pool& pool, const dead_l
     const filter_args args(filter);
     std::vector<pg_param> params = args.params;
     params.push_back(pg_param::text(all ? "true" : "false"));
-    const std::string sql = std::string("SELECT queen.purge_dead_letters(") + filter_sql + ", $7::boolean)";
+    const std::string scope = scope_argument(params, filter);
+    const std::string sql =
+        std::string("SELECT queen.purge_dead_letters(") + filter_sql + ", $7::boolean" + scope + ")";
     auto res = co_await pool.exec(sql, params, db::result_format::binary);
     co_return res.int64(0, 0);
 }

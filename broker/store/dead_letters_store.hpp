@@ -20,6 +20,7 @@ struct dead_letter_filter {
     std::optional<std::int64_t> from_us;    // failedAt >= from (Unix µs)
     std::optional<std::int64_t> to_us;      // failedAt <= to
     std::optional<std::string> message_id;  // canonical message id
+    std::optional<std::string> scope;       // the tenant scope (sql/procedures/21_tenancy.sql)
 };
 
 // One dead letter as listed. The frame's fields are set by SQL where it could decode the

@@ -7,6 +7,8 @@
 --   p_partition   partition name (with p_queue: that queue's partition)
 --   p_from, p_to  failed_at range, both ends inclusive
 --   p_message_id  the id of the dead-lettered message (queen.message_id(partition, offset))
+--   p_scope       the tenant scope (sql/procedures/21_tenancy.sql), the last parameter of
+--                 each function: only dead letters of its queues (named by stored keys)
 --
 -- queen.dead_letters_matching(filter) -> SETOF queen.dead_letters: the one definition of
 --   the filter. Reads only.
@@ -39,9 +41,20 @@
 --   the same rows waits and then finds them gone (they are skipped, never pushed twice).
 -- Purge locks only the dead_letters rows it deletes.
 
+-- The tenant scope (sql/procedures/21_tenancy.sql) is a new trailing parameter of each: drop
+-- the forms without it.
+DROP FUNCTION IF EXISTS queen.dead_letters_matching(text, text, text, timestamptz, timestamptz, uuid);
+DROP FUNCTION IF EXISTS queen.count_dead_letters(text, text, text, timestamptz, timestamptz, uuid);
+DROP FUNCTION IF EXISTS queen.list_dead_letters(text, text, text, timestamptz, timestamptz, uuid, integer, integer);
+DROP FUNCTION IF EXISTS queen.dead_letter_segments(text, text, text, timestamptz, timestamptz, uuid, integer);
+DROP FUNCTION IF EXISTS queen.requeue_dead_letter_set(text, text, text, timestamptz, timestamptz, uuid, boolean, integer, bigint[], text[], uuid[], text[], text[]);
+DROP FUNCTION IF EXISTS queen.requeue_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean, integer);
+DROP FUNCTION IF EXISTS queen.purge_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean);
+
 CREATE OR REPLACE FUNCTION queen.dead_letters_matching(
     p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
-    p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL)
+    p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
+    p_scope text DEFAULT NULL)
 RETURNS SETOF queen.dead_letters
 LANGUAGE sql STABLE
 AS $$
@@ -55,25 +68,29 @@ AS $$
        AND (p_to IS NULL OR d.failed_at <= p_to)
        AND (p_message_id IS NULL OR (d.partition_id = queen.message_id_partition(p_message_id)
                                      AND d.msg_offset = queen.message_id_offset(p_message_id)))
+       AND (p_scope IS NULL OR EXISTS (SELECT 1 FROM queen.queues q
+                                        WHERE q.id = d.queue_id AND queen.in_tenant_scope(q.tenant, p_scope)))
 $$;
-COMMENT ON FUNCTION queen.dead_letters_matching(text, text, text, timestamptz, timestamptz, uuid) IS
+COMMENT ON FUNCTION queen.dead_letters_matching(text, text, text, timestamptz, timestamptz, uuid, text) IS
   'Dead letters matching the filter (queue, group, partition, failed_at range, message id); NULL = any.';
 
 CREATE OR REPLACE FUNCTION queen.count_dead_letters(
     p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
-    p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL)
+    p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
+    p_scope text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE sql STABLE
 AS $$
-    SELECT count(*) FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id)
+    SELECT count(*) FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_scope)
 $$;
-COMMENT ON FUNCTION queen.count_dead_letters(text, text, text, timestamptz, timestamptz, uuid) IS
+COMMENT ON FUNCTION queen.count_dead_letters(text, text, text, timestamptz, timestamptz, uuid, text) IS
   'Number of dead letters matching the filter.';
 
 CREATE OR REPLACE FUNCTION queen.list_dead_letters(
     p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
     p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-    p_limit integer DEFAULT 100, p_offset integer DEFAULT 0)
+    p_limit integer DEFAULT 100, p_offset integer DEFAULT 0,
+    p_scope text DEFAULT NULL)
 RETURNS TABLE(dead_letter_id bigint, message_id uuid, queue text, partition text, partition_id bigint,
               msg_offset bigint, consumer_group text, transaction_id text, trace_id uuid, producer_sub text,
               payload text, segment bytea, segment_first_offset bigint, error_message text, attempts integer,
@@ -91,7 +108,7 @@ AS $$
                    CASE WHEN d.payload IS NULL AND d.segment IS NOT NULL
                         THEN queen.dead_letter_segment_first(d.partition_id, d.msg_offset, d.segment_first_offset)
                    END AS seg_first
-              FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id) d
+              FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_scope) d
              ORDER BY d.failed_at DESC, d.id DESC
              LIMIT p_limit OFFSET p_offset) pg
       LEFT JOIN queen.queues q ON q.id = pg.queue_id
@@ -101,24 +118,25 @@ AS $$
                           WHERE fr.idx = pg.msg_offset - pg.seg_first) f ON true
      ORDER BY pg.failed_at DESC, pg.id DESC
 $$;
-COMMENT ON FUNCTION queen.list_dead_letters(text, text, text, timestamptz, timestamptz, uuid, integer, integer) IS
+COMMENT ON FUNCTION queen.list_dead_letters(text, text, text, timestamptz, timestamptz, uuid, integer, integer, text) IS
   'A page of the dead letters matching the filter, newest failure first; segment is set only where SQL could not decode the payload.';
 
 CREATE OR REPLACE FUNCTION queen.dead_letter_segments(
     p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
     p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-    p_limit integer DEFAULT NULL)
+    p_limit integer DEFAULT NULL,
+    p_scope text DEFAULT NULL)
 RETURNS TABLE(dead_letter_id bigint, msg_offset bigint, segment_first_offset bigint, segment bytea)
 LANGUAGE sql STABLE
 AS $$
     SELECT d.id, d.msg_offset,
            queen.dead_letter_segment_first(d.partition_id, d.msg_offset, d.segment_first_offset), d.segment
-      FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id) d
+      FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_scope) d
      WHERE d.payload IS NULL AND d.segment IS NOT NULL
      ORDER BY d.failed_at, d.id
      LIMIT p_limit
 $$;
-COMMENT ON FUNCTION queen.dead_letter_segments(text, text, text, timestamptz, timestamptz, uuid, integer) IS
+COMMENT ON FUNCTION queen.dead_letter_segments(text, text, text, timestamptz, timestamptz, uuid, integer, text) IS
   'Segment copies of the matching dead letters whose payload was not decoded, oldest failure first: what the broker decodes before a requeue.';
 
 CREATE OR REPLACE FUNCTION queen.requeue_dead_letter_set(
@@ -127,7 +145,8 @@ CREATE OR REPLACE FUNCTION queen.requeue_dead_letter_set(
     p_all boolean DEFAULT false, p_limit integer DEFAULT NULL,
     p_decoded_ids bigint[] DEFAULT '{}', p_decoded_txids text[] DEFAULT '{}',
     p_decoded_trace_ids uuid[] DEFAULT '{}', p_decoded_producers text[] DEFAULT '{}',
-    p_decoded_payloads text[] DEFAULT '{}')
+    p_decoded_payloads text[] DEFAULT '{}',
+    p_scope text DEFAULT NULL)
 RETURNS TABLE(dead_letter_id bigint, status text, queue_name text, partition_name text, partition_id bigint,
               msg_offset bigint, message_id uuid, previous_id uuid, transaction_id text, consumer_group text)
 LANGUAGE plpgsql
@@ -173,7 +192,7 @@ BEGIN
               FROM queen.dead_letters d
              WHERE d.id IN (SELECT m.id
                               FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to,
-                                                               p_message_id) m
+                                                               p_message_id, p_scope) m
                              ORDER BY m.failed_at, m.id
                              LIMIT p_limit)
              ORDER BY d.id
@@ -300,13 +319,14 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.requeue_dead_letter_set(text, text, text, timestamptz, timestamptz, uuid, boolean, integer,
-                                                  bigint[], text[], uuid[], text[], text[]) IS
+                                                  bigint[], text[], uuid[], text[], text[], text) IS
   'Pushes the matching dead letters back to their partitions as new messages with their transaction ids; one row per dead letter.';
 
 CREATE OR REPLACE FUNCTION queen.requeue_dead_letters(
     p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
     p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-    p_all boolean DEFAULT false, p_limit integer DEFAULT NULL)
+    p_all boolean DEFAULT false, p_limit integer DEFAULT NULL,
+    p_scope text DEFAULT NULL)
 RETURNS TABLE(requeued bigint, removed bigint, skipped bigint)
 LANGUAGE sql
 AS $$
@@ -314,15 +334,16 @@ AS $$
            count(*) FILTER (WHERE r.status IN ('requeued', 'merged')),
            count(*) FILTER (WHERE r.status = 'skipped')
       FROM queen.requeue_dead_letter_set(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
-                                         p_all, p_limit) r
+                                         p_all, p_limit, p_scope => p_scope) r
 $$;
-COMMENT ON FUNCTION queen.requeue_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean, integer) IS
+COMMENT ON FUNCTION queen.requeue_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean, integer, text) IS
   'Requeues the matching dead letters (see requeue_dead_letter_set); counts of messages requeued, dead letters removed and skipped.';
 
 CREATE OR REPLACE FUNCTION queen.purge_dead_letters(
     p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
     p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
-    p_all boolean DEFAULT false)
+    p_all boolean DEFAULT false,
+    p_scope text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 AS $$
@@ -336,10 +357,10 @@ BEGIN
     END IF;
     DELETE FROM queen.dead_letters d
      WHERE d.id IN (SELECT m.id FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to,
-                                                                 p_message_id) m);
+                                                                 p_message_id, p_scope) m);
     GET DIAGNOSTICS v_n = ROW_COUNT;
     RETURN v_n;
 END;
 $$;
-COMMENT ON FUNCTION queen.purge_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean) IS
+COMMENT ON FUNCTION queen.purge_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean, text) IS
   'Deletes the dead letters matching the filter; refuses an empty filter unless p_all. Returns how many.';

@@ -6,6 +6,7 @@
 #include "api/admin/handlers.hpp"
 #include "api/shared/paging_answer.hpp"
 #include "api/shared/payload_encryption.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -20,8 +21,18 @@ namespace asio = boost::asio;
 
 namespace {
 
-store::dead_letter_filter store_filter(const dlq_filter& f) {
-    return store::dead_letter_filter{f.queue, f.consumer_group, f.partition, f.from_us, f.to_us, f.message_id};
+// The filter in the caller's tenant: its queue as a stored key, its scope.
+store::dead_letter_filter store_filter(const dlq_filter& f, const domain::tenant_scope& tenant) {
+    std::optional<std::string> queue;
+    if (f.queue) queue = queue_key(tenant, *f.queue, "queue");
+    return store::dead_letter_filter{queue,   f.consumer_group, f.partition,       f.from_us,
+                                     f.to_us, f.message_id,     tenant.sql_scope()};
+}
+
+// A stored key as the caller's tenant knows it.
+std::optional<std::string> local_name(const std::optional<std::string>& key, const domain::tenant_scope& tenant) {
+    if (!key) return std::nullopt;
+    return std::string(tenant.local(*key));
 }
 
 // One frame decoded by the broker from a dead letter's segment copy.
@@ -59,7 +70,8 @@ std::optional<decoded_frame> decode_copy(std::span<const std::uint8_t> bytes, st
 
 // One element of the listing's "messages". Fields the broker decoded from the segment copy
 // take precedence over the columns plain SQL could fill.
-void write_dead_letter(render::json_writer& out, const broker_context& ctx, const store::dead_letter& l) {
+void write_dead_letter(render::json_writer& out, const broker_context& ctx, const store::dead_letter& l,
+                       const domain::tenant_scope& tenant) {
     std::optional<decoded_frame> frame;
     if (!l.payload && l.segment)
         frame = decode_copy(*l.segment, l.msg_offset, l.segment_first_offset, l.dead_letter_id);
@@ -69,7 +81,7 @@ void write_dead_letter(render::json_writer& out, const broker_context& ctx, cons
     else
         out.field("transactionId", l.transaction_id).field("traceId", l.trace_id);
     out.field("partitionId", std::to_string(l.partition_id))
-        .field("queue", l.queue)
+        .field("queue", local_name(l.queue, tenant))
         .field("partition", l.partition)
         .field("consumerGroup", l.consumer_group)
         .field("offset", l.msg_offset)
@@ -90,12 +102,13 @@ void write_dead_letter(render::json_writer& out, const broker_context& ctx, cons
 }
 
 // One element of the requeue answer's "messages".
-void write_requeued(render::json_writer& out, const store::requeued_dead_letter& row) {
+void write_requeued(render::json_writer& out, const store::requeued_dead_letter& row,
+                    const domain::tenant_scope& tenant) {
     out.begin_object()
         .field("id", domain::message_id(row.partition_id, row.msg_offset))
         .field("previousId", row.previous_id)
         .field("transactionId", row.transaction_id)
-        .field("queue", row.queue)
+        .field("queue", local_name(row.queue, tenant))
         .field("partition", row.partition)
         .field("partitionId", std::to_string(row.partition_id))
         .field("offset", row.msg_offset)
@@ -109,11 +122,11 @@ void write_requeued(render::json_writer& out, const store::requeued_dead_letter&
 asio::awaitable<http::response> handle_dlq_list(broker_context& ctx, http::request_context& rc) {
     const auto filter = parse_dlq_filter(rc.query, ctx.limits);
     const auto page = parse_dlq_page(rc.query);
-    const auto matching = store_filter(filter);
+    const auto matching = store_filter(filter, rc.tenant);
     const auto listed = co_await store::list_dead_letters(ctx.pool, matching, page.limit, page.offset);
     render::json_writer out;
     out.begin_object().key("messages").begin_array();
-    for (const auto& l : listed.letters) write_dead_letter(out, ctx, l);
+    for (const auto& l : listed.letters) write_dead_letter(out, ctx, l, rc.tenant);
     out.end_array();
     write_paging(out, listed.total, page.limit, page.offset);
     out.end_object();
@@ -123,7 +136,7 @@ asio::awaitable<http::response> handle_dlq_list(broker_context& ctx, http::reque
 // POST /api/v1/dlq/requeue (filter in the query string or the JSON body)
 asio::awaitable<http::response> handle_dlq_requeue(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_dlq_requeue(rc.query, rc.req.body(), ctx.limits);
-    const auto filter = store_filter(req.filter);
+    const auto filter = store_filter(req.filter, rc.tenant);
 
     // 1. Segment copies that plain SQL could not decode: the broker decodes them.
     const auto segs = co_await store::dead_letter_segments(ctx.pool, filter, req.limit);
@@ -153,7 +166,7 @@ asio::awaitable<http::response> handle_dlq_requeue(broker_context& ctx, http::re
         if (row.status != store::requeue_status::requeued) continue;
         ++requeued;
         if (row.queue) queues.insert(*row.queue);
-        write_requeued(messages, row);
+        write_requeued(messages, row, rc.tenant);
     }
     messages.end_array();
     // Requeued messages are claimable at once: wake parked pops.
@@ -177,7 +190,7 @@ asio::awaitable<http::response> handle_dlq_requeue(broker_context& ctx, http::re
 // DELETE /api/v1/dlq?queue=&consumerGroup=&partition=&from=&to=&id=&all=
 asio::awaitable<http::response> handle_dlq_purge(broker_context& ctx, http::request_context& rc) {
     const auto filter = parse_dlq_purge(rc.query, ctx.limits);
-    const auto matching = store_filter(filter);
+    const auto matching = store_filter(filter, rc.tenant);
     const std::int64_t purged = co_await store::purge_dead_letters(ctx.pool, matching, filter.all);
     render::json_writer out;
     out.begin_object().field("success", true).field("purged", purged).end_object();
