@@ -45,15 +45,15 @@ asio::awaitable<message_page> browse_messages(db::pg_pool& pool, const browse_fi
     const std::string from = f.from_us ? domain::iso_time(*f.from_us) : std::string("-infinity");
     const std::string to = f.to_us ? domain::iso_time(*f.to_us) : std::string("infinity");
     const std::string limit = std::to_string(f.limit), offset = std::to_string(f.offset);
-    std::vector<pg_param> params{opt_param(f.queue),    opt_param(f.partition), opt_param(f.namespace_name),
-                                 opt_param(f.task),     opt_param(f.status),    opt_param(f.consumer_group),
-                                 pg_param::text(from),  pg_param::text(to),     pg_param::text(limit),
-                                 pg_param::text(offset)};
+    std::vector<pg_param> params{opt_param(f.queue),     opt_param(f.partition), opt_param(f.namespace_name),
+                                 opt_param(f.task),      opt_param(f.status),    opt_param(f.consumer_group),
+                                 pg_param::text(from),   pg_param::text(to),     pg_param::text(limit),
+                                 pg_param::text(offset), opt_param(f.scope)};
     auto res = co_await pool.exec(
         "SELECT partition_id, msg_offset, queue, partition, namespace, task, queue_priority, created_at, status, "
         "queue_status, consumed_by, total_groups, lease_expires_at, transaction_id, trace_id, producer_sub, "
         "seg_first, seg_body "
-        "FROM queen.browse_messages($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::int, $10::int)",
+        "FROM queen.browse_messages($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz, $9::int, $10::int, $11)",
         params, db::result_format::binary);
     message_page out;
     std::set<std::int64_t> partitions;
@@ -89,14 +89,15 @@ asio::awaitable<message_page> browse_messages(db::pg_pool& pool, const browse_fi
 }
 
 asio::awaitable<std::optional<message_detail>> read_message(db::pg_pool& pool, std::int64_t partition_id,
-                                                            const std::string& transaction_id) {
+                                                            const std::string& transaction_id,
+                                                            const std::optional<std::string>& scope) {
     const std::string pid = std::to_string(partition_id);
-    std::vector<pg_param> params{pg_param::text(pid), pg_param::text(transaction_id)};
+    std::vector<pg_param> params{pg_param::text(pid), pg_param::text(transaction_id), opt_param(scope)};
     auto res = co_await pool.exec(
         "SELECT msg_offset, queue, partition, namespace, task, created_at, transaction_id, trace_id, producer_sub, "
         "seg_first, seg_body, payload, status, lease_expires_at, deleted_at, error_message, retry_count, "
         "lease_time, retry_limit, retry_delay, ttl, priority "
-        "FROM queen.message_detail($1::bigint, $2)",
+        "FROM queen.message_detail(queen.scoped_partition_id($1::bigint, $3), $2)",
         params, db::result_format::binary);
     if (res.rows() == 0) co_return std::nullopt;
     message_detail d;
@@ -133,12 +134,15 @@ asio::awaitable<std::optional<message_detail>> read_message(db::pg_pool& pool, s
 
 asio::awaitable<std::optional<deleted_message>> delete_message(db::pg_pool& pool, std::int64_t partition_id,
                                                                const std::string& transaction_id,
-                                                               const std::optional<std::string>& deleted_by) {
+                                                               const std::optional<std::string>& deleted_by,
+                                                               const std::optional<std::string>& scope) {
     const std::string pid = std::to_string(partition_id);
-    std::vector<pg_param> params{pg_param::text(pid), pg_param::text(transaction_id), opt_param(deleted_by)};
+    std::vector<pg_param> params{pg_param::text(pid), pg_param::text(transaction_id), opt_param(deleted_by),
+                                 opt_param(scope)};
     auto res = co_await pool.exec(
-        "SELECT msg_offset, already_deleted, queue_name FROM queen.delete_message($1::bigint, $2, $3)", params,
-        db::result_format::binary);
+        "SELECT msg_offset, already_deleted, queue_name "
+        "FROM queen.delete_message(queen.scoped_partition_id($1::bigint, $4), $2, $3)",
+        params, db::result_format::binary);
     if (res.rows() == 0) co_return std::nullopt;
     co_return deleted_message{res.int64(0, 0), res.boolean(0, 1), std::string(res.text(0, 2))};
 }

@@ -25,6 +25,7 @@ struct browse_filter {
     std::optional<std::int64_t> to_us;
     std::int64_t limit = 200;
     std::int64_t offset = 0;
+    std::optional<std::string> scope;  // the tenant scope (sql/procedures/21_tenancy.sql)
 };
 
 // The frame fields of a message. Where the database could not decode its segment they are
@@ -93,9 +94,11 @@ struct message_detail {
     std::vector<message_group> groups;  // every cursor of the partition, by name
 };
 
-// queen.message_detail and queen.message_consumer_groups; nullopt when there is no such message.
+// queen.message_detail and queen.message_consumer_groups; nullopt when there is no such message
+// in the tenant `scope` (queen.scoped_partition_id).
 boost::asio::awaitable<std::optional<message_detail>> read_message(db::pg_pool& pool, std::int64_t partition_id,
-                                                                   const std::string& transaction_id);
+                                                                   const std::string& transaction_id,
+                                                                   const std::optional<std::string>& scope);
 
 struct deleted_message {
     std::int64_t offset = 0;
@@ -104,9 +107,10 @@ struct deleted_message {
 };
 
 // queen.delete_message: tombstones the message and removes its dead letters; nullopt when
-// there is no such message.
+// there is no such message in the tenant `scope`.
 boost::asio::awaitable<std::optional<deleted_message>> delete_message(db::pg_pool& pool, std::int64_t partition_id,
                                                                       const std::string& transaction_id,
-                                                                      const std::optional<std::string>& deleted_by);
+                                                                      const std::optional<std::string>& deleted_by,
+                                                                      const std::optional<std::string>& scope);
 
 }  // namespace queen::store

@@ -28,27 +28,36 @@ trace trace_at(const db::pg_result& res, int row, int c) {
 
 }  // namespace
 
-asio::awaitable<std::optional<std::string>> record_trace(db::pg_pool& pool, const trace_record& record) {
+asio::awaitable<std::optional<std::string>> record_trace(db::pg_pool& pool, const trace_record& record,
+                                                         const std::optional<std::string>& scope) {
     db::pg_array_builder names;
     for (const auto& n : record.trace_names) names.add(n);
     const std::string pid_text = std::to_string(record.partition_id), names_text = names.finish();
-    std::vector<pg_param> params{
-        pg_param::text(pid_text),          pg_param::text(record.transaction_id), pg_param::text(record.consumer_group),
-        pg_param::text(record.event_type), pg_param::text(record.data_json),      pg_param::text(names_text)};
-    auto res =
-        co_await pool.exec("SELECT queen.record_trace($1::bigint, $2::text, $3::text, $4::text, $5::jsonb, $6::text[])",
-                           params, db::result_format::binary);
+    std::vector<pg_param> params{pg_param::text(pid_text),
+                                 pg_param::text(record.transaction_id),
+                                 pg_param::text(record.consumer_group),
+                                 pg_param::text(record.event_type),
+                                 pg_param::text(record.data_json),
+                                 pg_param::text(names_text),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
+    auto res = co_await pool.exec(
+        "SELECT queen.record_trace(queen.scoped_partition_id($1::bigint, $7), $2::text, $3::text, $4::text, $5::jsonb, "
+        "$6::text[])",
+        params, db::result_format::binary);
     if (res.rows() == 0 || res.is_null(0, 0)) co_return std::nullopt;
     co_return segment::uuid_to_string(db::uuid_bytes(res, 0, 0));
 }
 
 asio::awaitable<std::vector<trace>> message_traces_of(db::pg_pool& pool, std::int64_t partition_id,
-                                                      const std::string& transaction_id) {
+                                                      const std::string& transaction_id,
+                                                      const std::optional<std::string>& scope) {
     const std::string pid_text = std::to_string(partition_id);
-    std::vector<pg_param> params{pg_param::text(pid_text), pg_param::text(transaction_id)};
+    std::vector<pg_param> params{pg_param::text(pid_text), pg_param::text(transaction_id),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT t.trace_id, t.partition_id, t.transaction_id, t.consumer_group, t.event_type, t.data::text, "
-        "to_json(t.trace_names)::text, t.created_at FROM queen.message_traces_of($1::bigint, $2::text) t",
+        "to_json(t.trace_names)::text, t.created_at FROM queen.message_traces_of(queen.scoped_partition_id($1::bigint, "
+        "$3), $2::text) t",
         params, db::result_format::binary);
     std::vector<trace> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
@@ -57,14 +66,15 @@ asio::awaitable<std::vector<trace>> message_traces_of(db::pg_pool& pool, std::in
 }
 
 asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::string& name, std::int64_t limit,
-                                                 std::int64_t offset) {
+                                                 std::int64_t offset, const std::optional<std::string>& scope) {
     const std::string limit_text = std::to_string(limit), offset_text = std::to_string(offset);
-    std::vector<pg_param> params{pg_param::text(name), pg_param::text(limit_text), pg_param::text(offset_text)};
+    std::vector<pg_param> params{pg_param::text(name), pg_param::text(limit_text), pg_param::text(offset_text),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT c.total, t.trace_id, t.partition_id, t.transaction_id, t.consumer_group, t.event_type, t.data::text, "
         "to_json(t.trace_names)::text, t.created_at, t.queue, t.partition "
-        "FROM queen.count_traces_by_name($1::text) AS c(total) "
-        "LEFT JOIN LATERAL queen.traces_by_name($1::text, $2::integer, $3::integer) t ON true",
+        "FROM queen.count_traces_by_name($1::text, $4::text) AS c(total) "
+        "LEFT JOIN LATERAL queen.traces_by_name($1::text, $2::integer, $3::integer, $4::text) t ON true",
         params, db::result_format::binary);
     named_trace_page page;
     page.total = res.rows() > 0 ? res.int64(0, 0) : 0;
@@ -76,13 +86,15 @@ asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::s
     co_return page;
 }
 
-asio::awaitable<trace_name_page> trace_names(db::pg_pool& pool, std::int64_t limit, std::int64_t offset) {
+asio::awaitable<trace_name_page> trace_names(db::pg_pool& pool, std::int64_t limit, std::int64_t offset,
+                                             const std::optional<std::string>& scope) {
     const std::string limit_text = std::to_string(limit), offset_text = std::to_string(offset);
-    std::vector<pg_param> params{pg_param::text(limit_text), pg_param::text(offset_text)};
+    std::vector<pg_param> params{pg_param::text(limit_text), pg_param::text(offset_text),
+                                 scope ? pg_param::text(*scope) : pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT c.total, n.trace_name, n.trace_count, n.message_count, n.last_seen "
-        "FROM queen.count_trace_names() AS c(total) "
-        "LEFT JOIN LATERAL queen.trace_names($1::integer, $2::integer) n ON true",
+        "FROM queen.count_trace_names($3::text) AS c(total) "
+        "LEFT JOIN LATERAL queen.trace_names($1::integer, $2::integer, $3::text) n ON true",
         params, db::result_format::binary);
     trace_name_page page;
     page.total = res.rows() > 0 ? res.int64(0, 0) : 0;

@@ -20,8 +20,10 @@ struct trace_record {
     std::vector<std::string> trace_names;
 };
 
-// queen.record_trace: stores one trace event; its id, nullopt when the partition does not exist.
-boost::asio::awaitable<std::optional<std::string>> record_trace(db::pg_pool& pool, const trace_record& record);
+// queen.record_trace: stores one trace event; its id, nullopt when the partition does not exist
+// in the tenant `scope`.
+boost::asio::awaitable<std::optional<std::string>> record_trace(db::pg_pool& pool, const trace_record& record,
+                                                                const std::optional<std::string>& scope);
 
 struct trace {
     std::string trace_id;
@@ -34,9 +36,11 @@ struct trace {
     std::int64_t created_at_us = 0;
 };
 
-// queen.message_traces_of: the traces of one message (partition, transaction id), in time order.
+// queen.message_traces_of: the traces of one message (partition, transaction id) in the tenant
+// `scope`, in time order.
 boost::asio::awaitable<std::vector<trace>> message_traces_of(db::pg_pool& pool, std::int64_t partition_id,
-                                                             const std::string& transaction_id);
+                                                             const std::string& transaction_id,
+                                                             const std::optional<std::string>& scope);
 
 struct named_trace {
     trace event;
@@ -49,9 +53,10 @@ struct named_trace_page {
     std::vector<named_trace> traces;
 };
 
-// queen.count_traces_by_name joined with queen.traces_by_name: the total and one page, in time order.
+// queen.count_traces_by_name joined with queen.traces_by_name: the total and one page of the
+// tenant `scope`'s traces, in time order; queues by stored key.
 boost::asio::awaitable<named_trace_page> traces_by_name(db::pg_pool& pool, const std::string& name, std::int64_t limit,
-                                                        std::int64_t offset);
+                                                        std::int64_t offset, const std::optional<std::string>& scope);
 
 struct trace_name_stats {
     std::string name;
@@ -66,7 +71,8 @@ struct trace_name_page {
 };
 
 // queen.count_trace_names joined with queen.trace_names: the total and one page, most recently
-// seen first.
-boost::asio::awaitable<trace_name_page> trace_names(db::pg_pool& pool, std::int64_t limit, std::int64_t offset);
+// seen first, over the tenant `scope`'s traces.
+boost::asio::awaitable<trace_name_page> trace_names(db::pg_pool& pool, std::int64_t limit, std::int64_t offset,
+                                                    const std::optional<std::string>& scope);
 
 }  // namespace queen::store

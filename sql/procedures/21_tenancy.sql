@@ -11,8 +11,11 @@
 -- queen.scoped_queue_name(key, scope): a queue's name as a call in that scope shows it: the
 --   stored key without a scope, else the name its tenant knows.
 -- queen.in_tenant_scope(queue tenant, scope): whether a queue with that tenant is in scope.
+-- queen.partition_in_scope(partition id, scope): whether that partition's queue is.
 -- queen.scoped_partition_ids(ids, scope): the ids, with each partition outside the scope
 --   replaced by 0, which names no partition, so a call answers it as unknown.
+-- queen.scoped_partition_id(id, scope): one partition id the same way, for the calls that take
+--   a single one (a message's detail, deletion and traces).
 -- queen.scoped_lease_id(lease id, scope): the lease id, or NULL when a cursor holding it
 --   belongs to a queue outside the scope.
 
@@ -51,6 +54,17 @@ AS $$ SELECT p_scope IS NULL OR (p_scope = '' AND p_queue_tenant IS NULL) OR coa
 COMMENT ON FUNCTION queen.in_tenant_scope(text, text) IS
   'Whether a queue of this tenant is in the scope (NULL: every queue; '''': those without a tenant).';
 
+CREATE OR REPLACE FUNCTION queen.partition_in_scope(p_id bigint, p_scope text)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT p_scope IS NULL
+        OR EXISTS (SELECT 1 FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
+                    WHERE p.id = p_id AND queen.in_tenant_scope(q.tenant, p_scope))
+$$;
+COMMENT ON FUNCTION queen.partition_in_scope(bigint, text) IS
+  'Whether the partition''s queue is in the tenant scope (NULL scope: always).';
+
 CREATE OR REPLACE FUNCTION queen.scoped_partition_ids(p_ids bigint[], p_scope text)
 RETURNS bigint[]
 LANGUAGE sql STABLE PARALLEL SAFE
@@ -65,6 +79,15 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.scoped_partition_ids(bigint[], text) IS
   'The partition ids, each outside the tenant scope replaced by 0 (no partition).';
+
+CREATE OR REPLACE FUNCTION queen.scoped_partition_id(p_id bigint, p_scope text)
+RETURNS bigint
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN queen.partition_in_scope(p_id, p_scope) THEN p_id ELSE 0 END
+$$;
+COMMENT ON FUNCTION queen.scoped_partition_id(bigint, text) IS
+  'The partition id, or 0 (no partition) when it is outside the tenant scope.';
 
 CREATE OR REPLACE FUNCTION queen.scoped_lease_id(p_lease_id uuid, p_scope text)
 RETURNS uuid

@@ -125,9 +125,13 @@ COMMENT ON FUNCTION queen.segment_offset_at(bigint, timestamptz) IS
 -- offset + limit messages matched. Only the page's segments are decoded. Where this database
 -- cannot decode a segment (zstd without queen_ext) the frame columns are NULL and the first
 -- row of that segment carries seg_first and seg_body for the caller to decode.
+-- The tenant scope (sql/procedures/21_tenancy.sql) is a new trailing parameter: only the
+-- partitions of its queues are browsed. Drop the form without it.
+DROP FUNCTION IF EXISTS queen.browse_messages(text, text, text, text, text, text, timestamptz, timestamptz, integer,
+                                              integer);
 CREATE OR REPLACE FUNCTION queen.browse_messages(
     p_queue text, p_partition text, p_namespace text, p_task text, p_status text, p_group text,
-    p_from timestamptz, p_to timestamptz, p_limit integer, p_offset integer)
+    p_from timestamptz, p_to timestamptz, p_limit integer, p_offset integer, p_scope text DEFAULT NULL)
 RETURNS TABLE(partition_id bigint, msg_offset bigint, queue text, partition text, namespace text, task text,
               queue_priority integer, created_at timestamptz, status text, queue_status text,
               consumed_by integer, total_groups integer, lease_expires_at timestamptz,
@@ -165,6 +169,7 @@ BEGIN
                AND (p_partition IS NULL OR p.name = p_partition)
                AND (p_namespace IS NULL OR q.namespace = p_namespace)
                AND (p_task IS NULL OR q.task = p_task)
+               AND queen.in_tenant_scope(q.tenant, p_scope)
         ), live AS MATERIALIZED (
             SELECT sc.*, cs.*
               FROM scope sc
@@ -223,7 +228,8 @@ BEGIN
     CLOSE v_segs;
 END;
 $$;
-COMMENT ON FUNCTION queen.browse_messages(text, text, text, text, text, text, timestamptz, timestamptz, integer, integer) IS
+COMMENT ON FUNCTION queen.browse_messages(text, text, text, text, text, text, timestamptz, timestamptz, integer, integer,
+                                          text) IS
   'One page of stored messages in a time window, newest first, with their status; reads segments newest first and stops at offset + limit matches.';
 
 -- queen.browse_mode(partitions): whether any of them has a queue-mode cursor, and how many

@@ -57,7 +57,16 @@ $$;
 COMMENT ON FUNCTION queen.message_traces_of(bigint, text) IS
   'The traces of one message, in time order.';
 
-CREATE OR REPLACE FUNCTION queen.traces_by_name(p_name text, p_limit integer DEFAULT 100, p_offset integer DEFAULT 0)
+-- The listings by name take the tenant scope (sql/procedures/21_tenancy.sql) as a new trailing
+-- parameter: only traces of its queues' partitions are listed and counted. Drop the forms
+-- without it.
+DROP FUNCTION IF EXISTS queen.traces_by_name(text, integer, integer);
+DROP FUNCTION IF EXISTS queen.count_traces_by_name(text);
+DROP FUNCTION IF EXISTS queen.trace_names(integer, integer);
+DROP FUNCTION IF EXISTS queen.count_trace_names();
+
+CREATE OR REPLACE FUNCTION queen.traces_by_name(p_name text, p_limit integer DEFAULT 100, p_offset integer DEFAULT 0,
+                                                p_scope text DEFAULT NULL)
 RETURNS TABLE(trace_id uuid, partition_id bigint, transaction_id text, consumer_group text, event_type text,
               data jsonb, trace_names text[], created_at timestamptz, queue text, partition text)
 LANGUAGE sql STABLE
@@ -65,41 +74,49 @@ AS $$
     SELECT t.id, t.partition_id, t.transaction_id, t.consumer_group, t.event_type, t.data, t.trace_names,
            t.created_at, q.name, p.name
       FROM (SELECT tr.* FROM queen.message_traces tr
-             WHERE tr.trace_names @> ARRAY[p_name]
+             WHERE tr.trace_names @> ARRAY[p_name] AND queen.partition_in_scope(tr.partition_id, p_scope)
              ORDER BY tr.created_at, tr.seq
              LIMIT p_limit OFFSET p_offset) t
       LEFT JOIN queen.log_partitions p ON p.id = t.partition_id
       LEFT JOIN queen.queues q ON q.id = p.queue_id
      ORDER BY t.created_at, t.seq
 $$;
-COMMENT ON FUNCTION queen.traces_by_name(text, integer, integer) IS
+COMMENT ON FUNCTION queen.traces_by_name(text, integer, integer, text) IS
   'A page of the traces carrying a name, in time order, with queue and partition names.';
 
-CREATE OR REPLACE FUNCTION queen.count_traces_by_name(p_name text)
+CREATE OR REPLACE FUNCTION queen.count_traces_by_name(p_name text, p_scope text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE sql STABLE
-AS $$ SELECT count(*) FROM queen.message_traces t WHERE t.trace_names @> ARRAY[p_name] $$;
-COMMENT ON FUNCTION queen.count_traces_by_name(text) IS 'Number of traces carrying a name.';
+AS $$
+    SELECT count(*) FROM queen.message_traces t
+     WHERE t.trace_names @> ARRAY[p_name] AND queen.partition_in_scope(t.partition_id, p_scope)
+$$;
+COMMENT ON FUNCTION queen.count_traces_by_name(text, text) IS 'Number of traces carrying a name.';
 
-CREATE OR REPLACE FUNCTION queen.trace_names(p_limit integer DEFAULT 50, p_offset integer DEFAULT 0)
+CREATE OR REPLACE FUNCTION queen.trace_names(p_limit integer DEFAULT 50, p_offset integer DEFAULT 0,
+                                             p_scope text DEFAULT NULL)
 RETURNS TABLE(trace_name text, trace_count bigint, message_count bigint, last_seen timestamptz)
 LANGUAGE sql STABLE
 AS $$
     SELECT n.name, count(DISTINCT t.id), count(DISTINCT (t.partition_id, t.transaction_id)), max(t.created_at)
       FROM queen.message_traces t
      CROSS JOIN LATERAL unnest(t.trace_names) AS n(name)
+     WHERE queen.partition_in_scope(t.partition_id, p_scope)
      GROUP BY n.name
      ORDER BY max(t.created_at) DESC, n.name COLLATE "C"
      LIMIT p_limit OFFSET p_offset
 $$;
-COMMENT ON FUNCTION queen.trace_names(integer, integer) IS
+COMMENT ON FUNCTION queen.trace_names(integer, integer, text) IS
   'Distinct trace names with their trace and message counts, most recently seen first. Scans every trace.';
 
-CREATE OR REPLACE FUNCTION queen.count_trace_names()
+CREATE OR REPLACE FUNCTION queen.count_trace_names(p_scope text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE sql STABLE
-AS $$ SELECT count(DISTINCT n.name) FROM queen.message_traces t CROSS JOIN LATERAL unnest(t.trace_names) AS n(name) $$;
-COMMENT ON FUNCTION queen.count_trace_names() IS 'Number of distinct trace names.';
+AS $$
+    SELECT count(DISTINCT n.name) FROM queen.message_traces t CROSS JOIN LATERAL unnest(t.trace_names) AS n(name)
+     WHERE queen.partition_in_scope(t.partition_id, p_scope)
+$$;
+COMMENT ON FUNCTION queen.count_trace_names(text) IS 'Number of distinct trace names.';
 
 CREATE OR REPLACE FUNCTION queen.message_traces_partition_deleted()
 RETURNS trigger

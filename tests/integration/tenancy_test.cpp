@@ -440,6 +440,72 @@ TEST(Tenancy, DeadLettersAreListedRequeuedAndPurgedPerTenant) {
     EXPECT_EQ(tenants_in(again), (std::vector<std::string>{"acme"}));
 }
 
+TEST(Tenancy, MessagesAndTracesOfAnotherTenantAreUnknown) {
+    broker_process b(cluster().conninfo(), tenancy_env());
+    auto c = client_of(b);
+    const auto q = unique_name("tenancy-browse");
+    const auto trace_name = unique_name("order-flow");
+    std::map<std::string, json> first;  // per tenant: its first message as pushed
+    for (const std::string tenant : {"acme", "globex"}) {
+        auto pushed = as_tenant(c, tenant, "POST", "/api/v1/push", push_items(q, tenant, 2).dump());
+        ASSERT_EQ(pushed.status, 201) << pushed.body;
+        first[tenant] = pushed.json()[0];
+        const json trace{{"partitionId", first[tenant]["partition_id"]},
+                         {"transactionId", first[tenant]["transaction_id"]},
+                         {"eventType", "info"},
+                         {"traceNames", {trace_name, trace_name + "-" + tenant}},
+                         {"data", {{"by", tenant}}}};
+        auto recorded = as_tenant(c, tenant, "POST", "/api/v1/traces", trace.dump());
+        ASSERT_EQ(recorded.status, 201) << recorded.body;
+    }
+    const std::string globex_pid = first["globex"]["partition_id"], globex_tx = first["globex"]["transaction_id"];
+
+    // The browser lists acme's messages only, under its own queue name.
+    auto browsed = as_tenant(c, "acme", "GET", "/api/v1/messages?queue=" + q);
+    ASSERT_EQ(browsed.status, 200) << browsed.body;
+    const json page = browsed.json();
+    ASSERT_EQ(page["messages"].size(), 2u) << browsed.body;
+    for (const auto& m : page["messages"]) {
+        EXPECT_EQ(m["queue"], q);
+        EXPECT_NE(m["partitionId"], globex_pid);
+    }
+    auto everything = as_tenant(c, "acme", "GET", "/api/v1/messages?limit=1000");
+    EXPECT_EQ(everything.body.find("\"partitionId\":\"" + globex_pid + "\""), std::string::npos);
+    auto in_queue = as_tenant(c, "acme", "GET", "/api/v1/status/queues/" + q + "/messages");
+    ASSERT_EQ(in_queue.status, 200) << in_queue.body;
+    EXPECT_EQ(in_queue.json().size(), 2u);
+
+    // One message of globex, named by acme: unknown; its deletion changes nothing.
+    auto detail = as_tenant(c, "acme", "GET", "/api/v1/messages/" + globex_pid + "/" + globex_tx);
+    EXPECT_EQ(detail.status, 404) << detail.body;
+    EXPECT_EQ(auth_support::error_of(detail), "Message not found");
+    auto deleted = as_tenant(c, "acme", "DELETE", "/api/v1/messages/" + globex_pid + "/" + globex_tx);
+    EXPECT_EQ(deleted.status, 404) << deleted.body;
+    auto own = as_tenant(c, "globex", "GET", "/api/v1/messages/" + globex_pid + "/" + globex_tx);
+    ASSERT_EQ(own.status, 200) << own.body;
+    EXPECT_EQ(own.json()["queue"], q);
+    EXPECT_FALSE(own.json().contains("deletedAt"));
+
+    // Traces: none of globex's reach acme, and acme cannot add one to globex's message.
+    const json foreign_trace{{"partitionId", globex_pid}, {"transactionId", globex_tx}, {"eventType", "info"},
+                             {"data", {{"by", "acme"}}}};
+    EXPECT_EQ(as_tenant(c, "acme", "POST", "/api/v1/traces", foreign_trace.dump()).status, 404);
+    auto of_message = as_tenant(c, "acme", "GET", "/api/v1/traces/" + globex_pid + "/" + globex_tx);
+    ASSERT_EQ(of_message.status, 200);
+    EXPECT_EQ(of_message.json()["traces"].size(), 0u);
+    EXPECT_EQ(as_tenant(c, "globex", "GET", "/api/v1/traces/" + globex_pid + "/" + globex_tx).json()["traces"].size(),
+              1u);
+    auto by_name = as_tenant(c, "acme", "GET", "/api/v1/traces/by-name/" + trace_name);
+    ASSERT_EQ(by_name.status, 200) << by_name.body;
+    const json named = by_name.json();
+    ASSERT_EQ(named["traces"].size(), 1u) << by_name.body;
+    EXPECT_EQ(named["traces"][0]["queue_name"], q);
+    EXPECT_EQ(named["traces"][0]["data"]["by"], "acme");
+    auto names = as_tenant(c, "acme", "GET", "/api/v1/traces/names?limit=1000");
+    EXPECT_NE(names.body.find(trace_name + "-acme"), std::string::npos);
+    EXPECT_EQ(names.body.find(trace_name + "-globex"), std::string::npos);
+}
+
 class TenancyClaims : public ::testing::Test {
 protected:
     static std::map<std::string, std::string> env() {
@@ -487,7 +553,7 @@ TEST_F(TenancyClaims, RoutesOverEveryTenantNeedAdmin) {
     const auto tenant_token = token("read-write", "acme");
     const auto admin = token("admin", std::nullopt);
     for (const char* target : {"/metrics", "/metrics/prometheus", "/api/v1/status/buffers",
-                               "/api/v1/resources/overview", "/api/v1/status", "/api/v1/messages"}) {
+                               "/api/v1/resources/overview", "/api/v1/status", "/api/v1/resources/streams"}) {
         // Public by JWT_SKIP_PATHS or read-only without tenancy: with tenancy, admin only.
         EXPECT_EQ(as_tenant(c, "", "GET", target).status, 401) << target;
         EXPECT_EQ(as_tenant(c, "", "GET", target, "", tenant_token).status, 403) << target;

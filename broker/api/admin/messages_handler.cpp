@@ -7,6 +7,7 @@
 #include "api/admin/messages_requests.hpp"
 #include "api/admin/trace_requests.hpp"
 #include "api/shared/payload_encryption.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "crypto/payload_cipher.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
@@ -76,8 +77,8 @@ std::string_view mode_type(bool queue_mode, std::int64_t bus_groups) {
     return bus_groups > 0 ? "bus" : "none";
 }
 
-std::string queue_path(const std::string& queue, const std::string& partition) {
-    return queue + "/" + partition;
+std::string queue_path(std::string_view queue, const std::string& partition) {
+    return std::string(queue) + "/" + partition;
 }
 
 // The path's message: its partition id (404 when it is not one) and transaction id.
@@ -92,8 +93,11 @@ std::int64_t path_partition(const http::request_context& rc) {
 // GET /api/v1/messages?queue=&partition=&ns=&task=&status=&consumerGroup=&from=&to=&limit=200&offset=0
 asio::awaitable<http::response> handle_browse_messages(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_message_browse(rc.query, ctx.limits, util::wall_clock_us());
-    const store::browse_filter filter{req.queue,          req.partition, req.namespace_name, req.task,  req.status,
-                                      req.consumer_group, req.from_us,   req.to_us,          req.limit, req.offset};
+    std::optional<std::string> queue;
+    if (req.queue) queue = queue_key(rc.tenant, *req.queue, "queue");
+    const store::browse_filter filter{queue,      req.partition,      req.namespace_name,   req.task,
+                                      req.status, req.consumer_group, req.from_us,          req.to_us,
+                                      req.limit,  req.offset,         rc.tenant.sql_scope()};
     const auto page = co_await store::browse_messages(ctx.pool, filter);
     fallback_decoder decoder;
     render::json_writer out;
@@ -105,8 +109,8 @@ asio::awaitable<http::response> handle_browse_messages(broker_context& ctx, http
             .field("transactionId", f.transaction_id)
             .field("partitionId", std::to_string(m.partition_id))
             .field("offset", m.offset)
-            .field("queuePath", queue_path(m.queue, m.partition))
-            .field("queue", m.queue)
+            .field("queuePath", queue_path(rc.tenant.local(m.queue), m.partition))
+            .field("queue", rc.tenant.local(m.queue))
             .field("partition", m.partition)
             .field("namespace", or_empty(m.namespace_name))
             .field("task", or_empty(m.task))
@@ -139,7 +143,7 @@ asio::awaitable<http::response> handle_browse_messages(broker_context& ctx, http
 asio::awaitable<http::response> handle_get_message(broker_context& ctx, http::request_context& rc) {
     const auto pid = path_partition(rc);
     const std::string& txid = rc.path_params.at(1);
-    const auto d = co_await store::read_message(ctx.pool, pid, txid);
+    const auto d = co_await store::read_message(ctx.pool, pid, txid, rc.tenant.sql_scope());
     if (!d) throw api_error(error_code::not_found, "Message not found");
     fallback_decoder decoder;
     auto f = decoder.fields(d->frame, pid, d->offset, d->payload);
@@ -160,8 +164,8 @@ asio::awaitable<http::response> handle_get_message(broker_context& ctx, http::re
         .field("transactionId", f.transaction_id ? *f.transaction_id : txid)
         .field("partitionId", std::to_string(pid))
         .field("offset", d->offset)
-        .field("queuePath", queue_path(d->queue, d->partition))
-        .field("queue", d->queue)
+        .field("queuePath", queue_path(rc.tenant.local(d->queue), d->partition))
+        .field("queue", rc.tenant.local(d->queue))
         .field("partition", d->partition)
         .field("namespace", or_empty(d->namespace_name))
         .field("task", or_empty(d->task))
@@ -210,7 +214,7 @@ asio::awaitable<http::response> handle_delete_message(broker_context& ctx, http:
     const auto pid = path_partition(rc);
     const std::string& txid = rc.path_params.at(1);
     // deleted_by stays NULL until authentication gives callers a subject.
-    const auto d = co_await store::delete_message(ctx.pool, pid, txid, std::nullopt);
+    const auto d = co_await store::delete_message(ctx.pool, pid, txid, std::nullopt, rc.tenant.sql_scope());
     if (!d) throw api_error(error_code::not_found, "Message not found");
     if (!d->already_deleted) ctx.prometheus.deleted(d->queue);
     render::json_writer out;
@@ -234,7 +238,8 @@ asio::awaitable<http::response> handle_queue_messages(broker_context& ctx, http:
     check_name("queue", queue, ctx.limits);
     const auto req = parse_queue_messages(rc.query);
     store::browse_filter filter;
-    filter.queue = queue;
+    filter.queue = queue_key(rc.tenant, queue, "queue");
+    filter.scope = rc.tenant.sql_scope();
     filter.limit = req.limit;
     filter.offset = req.offset;
     const auto page = co_await store::browse_messages(ctx.pool, filter);
@@ -247,8 +252,8 @@ asio::awaitable<http::response> handle_queue_messages(broker_context& ctx, http:
             .field("id", domain::message_id(m.partition_id, m.offset))
             .field("transactionId", f.transaction_id)
             .field("partitionId", std::to_string(m.partition_id))
-            .field("queuePath", queue_path(m.queue, m.partition))
-            .field("queue", m.queue)
+            .field("queuePath", queue_path(rc.tenant.local(m.queue), m.partition))
+            .field("queue", rc.tenant.local(m.queue))
             .field("partition", m.partition)
             .field("status", m.queue_status)
             .field("createdAt", domain::iso_time(m.created_at_us))

@@ -42,7 +42,7 @@ asio::awaitable<http::response> handle_trace_record(broker_context& ctx, http::r
     const auto pid = parse_partition_id(t.partition_id);
     if (!pid) throw api_error(error_code::not_found, "partition not found: " + t.partition_id);
     const store::trace_record record{*pid, t.transaction_id, t.consumer_group, t.event_type, t.data, t.trace_names};
-    const auto trace_id = co_await store::record_trace(ctx.pool, record);
+    const auto trace_id = co_await store::record_trace(ctx.pool, record, rc.tenant.sql_scope());
     if (!trace_id) throw api_error(error_code::not_found, "partition not found: " + t.partition_id);
     render::json_writer out;
     out.begin_object().field("success", true).field("traceId", *trace_id).end_object();
@@ -55,7 +55,7 @@ asio::awaitable<http::response> handle_message_traces(broker_context& ctx, http:
     const std::string& transaction = rc.path_params.at(1);
     std::vector<store::trace> traces;
     if (const auto pid = parse_partition_id(partition))
-        traces = co_await store::message_traces_of(ctx.pool, *pid, transaction);
+        traces = co_await store::message_traces_of(ctx.pool, *pid, transaction, rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object().key("traces").begin_array();
     for (const auto& t : traces) {
@@ -72,14 +72,16 @@ asio::awaitable<http::response> handle_traces_by_name(broker_context& ctx, http:
     const std::string& name = rc.path_params.at(0);
     check_name("trace name", name, ctx.limits);
     const auto page = parse_trace_page(rc.query, 100);
-    const auto found = co_await store::traces_by_name(ctx.pool, name, page.limit, page.offset);
+    const auto found = co_await store::traces_by_name(ctx.pool, name, page.limit, page.offset, rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object().field("trace_name", name).key("traces").begin_array();
     for (const auto& t : found.traces) {
         out.begin_object();
         write_trace_members(out, t.event);
         // message_payload: null, the payload is not at hand without decoding its segment.
-        out.field("queue_name", t.queue)
+        std::optional<std::string_view> queue;
+        if (t.queue) queue = rc.tenant.local(*t.queue);
+        out.field("queue_name", queue)
             .field("partition_name", t.partition)
             .field("message_payload", nullptr)
             .field("partition", t.partition)
@@ -94,7 +96,7 @@ asio::awaitable<http::response> handle_traces_by_name(broker_context& ctx, http:
 // GET /api/v1/traces/names?limit=50&offset=0
 asio::awaitable<http::response> handle_trace_names(broker_context& ctx, http::request_context& rc) {
     const auto page = parse_trace_page(rc.query, 50);
-    const auto names = co_await store::trace_names(ctx.pool, page.limit, page.offset);
+    const auto names = co_await store::trace_names(ctx.pool, page.limit, page.offset, rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object().key("trace_names").begin_array();
     for (const auto& n : names.names) {
