@@ -4,12 +4,13 @@
 
 namespace queen::store {
 
-boost::asio::awaitable<std::vector<stream_overview>> list_stream_overviews(db::pg_pool& pool) {
-    const std::vector<db::pg_param> params;
+boost::asio::awaitable<std::vector<stream_overview>> list_stream_overviews(db::pg_pool& pool,
+                                                                           const std::optional<std::string>& scope) {
+    const std::vector<db::pg_param> params{scope ? db::pg_param::text(*scope) : db::pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT name, query_id::text, source_queue, sink_queue, config_hash, created_at, updated_at, lanes, "
         "state_rows, state_bytes, source_lag, oldest_pending_at, source_time_lag "
-        "FROM queen.stream_queries_overview()",
+        "FROM queen.stream_queries_overview($1)",
         params, db::result_format::binary);
     std::vector<stream_overview> out;
     out.reserve(static_cast<std::size_t>(res.rows()));

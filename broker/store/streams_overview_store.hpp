@@ -28,7 +28,9 @@ struct stream_overview {
     std::int64_t source_time_lag = 0;                  // its age in seconds, 0 when none
 };
 
-// queen.stream_queries_overview: every registered stream query, by name, counted now.
-boost::asio::awaitable<std::vector<stream_overview>> list_stream_overviews(db::pg_pool& pool);
+// queen.stream_queries_overview: every registered stream query of the tenant `scope` (names as
+// it shows them), by name, counted now.
+boost::asio::awaitable<std::vector<stream_overview>> list_stream_overviews(db::pg_pool& pool,
+                                                                           const std::optional<std::string>& scope);
 
 }  // namespace queen::store

@@ -23,8 +23,8 @@ boost::asio::awaitable<stream_registration> register_stream_query(db::pg_pool& p
 
 boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& pool, const std::string& query_id,
                                                                    std::int64_t partition_id,
-                                                                   const stream_state_filter& filter,
-                                                                   std::size_t limit) {
+                                                                   const stream_state_filter& filter, std::size_t limit,
+                                                                   const std::optional<std::string>& scope) {
     db::pg_array_builder keys;
     for (const auto& k : filter.keys) keys.add(k);
     const std::string keys_literal = keys.finish();
@@ -36,10 +36,11 @@ boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& 
         db::pg_param::text(keys_literal),
         filter.key_prefix ? db::pg_param::text(*filter.key_prefix) : db::pg_param::null(),
         filter.ripe_at_or_before ? db::pg_param::text(*filter.ripe_at_or_before) : db::pg_param::null(),
-        db::pg_param::text(lim)};
+        db::pg_param::text(lim),
+        scope ? db::pg_param::text(*scope) : db::pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT key, value::text, (extract(epoch FROM updated_at) * 1000000)::bigint "
-        "FROM queen.stream_state_get($1::uuid, $2::bigint, $3::text[], $4, $5::numeric, $6::integer)",
+        "FROM queen.stream_state_get($1::uuid, $2::bigint, $3::text[], $4, $5::numeric, $6::integer, $7)",
         params);
     std::vector<stream_state_row> rows;
     rows.reserve(static_cast<std::size_t>(res.rows()));
@@ -81,7 +82,8 @@ stream_cycle_outcome read_cycle(const json& j, const push_batch& batch, std::siz
 
 }  // namespace
 
-boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool, const stream_cycle_call& call) {
+boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool, const stream_cycle_call& call,
+                                                              const std::optional<std::string>& scope) {
     db::pg_array_builder types, keys, values, derive;
     for (const auto& op : call.state_ops) {
         types.add(std::string_view(op.upsert ? "upsert" : "delete"));
@@ -111,10 +113,11 @@ boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool,
     params.push_back(ack ? db::pg_param::text(ack->dead_letter ? "dlq" : "completed") : db::pg_param::null());
     params.push_back(ack && ack->error ? db::pg_param::text(*ack->error) : db::pg_param::null());
     params.push_back(db::pg_param::text(call.release_lease ? "t" : "f"));
+    params.push_back(scope ? db::pg_param::text(*scope) : db::pg_param::null());
     auto res = co_await pool.exec(
         "SELECT queen.stream_cycle($1::uuid, $2::bigint, $3, $4::text[], $5::text[], $6::jsonb[], $7::text[], "
         "$8::text[], $9::int[], $10::text[], $11::uuid[], $12::text[], $13::text[], $14::int[], $15, $16::bigint, "
-        "$17::uuid, $18, $19, $20::boolean)::text",
+        "$17::uuid, $18, $19, $20::boolean, $21)::text",
         params);
     co_return read_cycle(json::parse(res.text(0, 0)), batch, call.push_items.size());
 }

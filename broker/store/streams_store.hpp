@@ -26,7 +26,8 @@ struct stream_registration {
     bool conflict = false;  // another config_hash is stored and reset was not asked for
 };
 
-// queen.stream_register: registers (or updates, or resets) the query named `name`.
+// queen.stream_register: registers (or updates, or resets) the query named `name`; the name
+// and the queues are stored keys (docs/tenancy.md).
 boost::asio::awaitable<stream_registration> register_stream_query(db::pg_pool& pool, const std::string& name,
                                                                   const std::string& source_queue,
                                                                   const std::optional<std::string>& sink_queue,
@@ -38,11 +39,12 @@ struct stream_state_row {
     std::int64_t updated_at_us = 0;
 };
 
-// queen.stream_state_get: the lane's rows sorted by key, at most `limit` of them.
+// queen.stream_state_get: the lane's rows sorted by key, at most `limit` of them; none for a
+// query outside the tenant `scope`.
 boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& pool, const std::string& query_id,
                                                                    std::int64_t partition_id,
-                                                                   const stream_state_filter& filter,
-                                                                   std::size_t limit);
+                                                                   const stream_state_filter& filter, std::size_t limit,
+                                                                   const std::optional<std::string>& scope);
 
 struct stream_cycle_outcome {
     bool success = false;
@@ -60,7 +62,8 @@ struct stream_cycle_outcome {
 
 // queen.stream_cycle: the cycle in ONE transaction, all of it or nothing (success false with the
 // failure). Throws db::pg_error QNDEC like store::apply_acks when the ack must be resolved by
-// the broker's decoder.
-boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool, const stream_cycle_call& call);
+// the broker's decoder. A query outside the tenant `scope` is an unknown query.
+boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool, const stream_cycle_call& call,
+                                                              const std::optional<std::string>& scope);
 
 }  // namespace queen::store

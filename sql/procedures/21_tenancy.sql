@@ -16,6 +16,8 @@
 --   replaced by 0, which names no partition, so a call answers it as unknown.
 -- queen.scoped_partition_id(id, scope): one partition id the same way, for the calls that take
 --   a single one (a message's detail, deletion and traces).
+-- queen.scoped_stream_query_id(query id, scope): the id of a stream query in the scope (its
+--   name is a key like a queue's), else the nil UUID, which names no query.
 -- queen.scoped_lease_id(lease id, scope): the lease id, or NULL when a cursor holding it
 --   belongs to a queue outside the scope.
 
@@ -101,3 +103,15 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.scoped_lease_id(uuid, text) IS
   'The lease id, or NULL when a cursor holding it is outside the tenant scope.';
+
+CREATE OR REPLACE FUNCTION queen.scoped_stream_query_id(p_id uuid, p_scope text)
+RETURNS uuid
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN p_scope IS NULL
+                  OR EXISTS (SELECT 1 FROM queen.stream_queries sq
+                              WHERE sq.id = p_id AND queen.in_tenant_scope(queen.queue_key_tenant(sq.name), p_scope))
+                THEN p_id ELSE '00000000-0000-0000-0000-000000000000'::uuid END
+$$;
+COMMENT ON FUNCTION queen.scoped_stream_query_id(uuid, text) IS
+  'The stream query id, or the nil UUID (no query) when the query is outside the tenant scope.';

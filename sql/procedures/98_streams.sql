@@ -71,9 +71,16 @@ $$;
 -- p_limit of them. p_keys (NULL or empty: every key), p_key_prefix and p_ripe_at_or_before
 -- (rows whose value.windowEnd is a number at or before it) combine with AND. Listed keys are
 -- looked up one by one, newest version first; the other forms read the lane's key range.
+-- stream_state_get and stream_cycle take the tenant scope (sql/procedures/21_tenancy.sql) as a
+-- new trailing parameter: a query outside it is an unknown one. Drop the forms without it.
+DROP FUNCTION IF EXISTS queen.stream_state_get(uuid, bigint, text[], text, numeric, integer);
+DROP FUNCTION IF EXISTS queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb[], text[], text[], integer[],
+                                           text[], uuid[], text[], text[], integer[], text, bigint, uuid, text, text,
+                                           boolean);
+
 CREATE OR REPLACE FUNCTION queen.stream_state_get(
     p_query_id uuid, p_partition_id bigint, p_keys text[] DEFAULT NULL, p_key_prefix text DEFAULT NULL,
-    p_ripe_at_or_before numeric DEFAULT NULL, p_limit integer DEFAULT NULL)
+    p_ripe_at_or_before numeric DEFAULT NULL, p_limit integer DEFAULT NULL, p_scope text DEFAULT NULL)
 RETURNS TABLE(key text, value jsonb, updated_at timestamptz)
 LANGUAGE plpgsql STABLE
 -- Key lookups newest version first: a bitmap scan (the planner's pick once a held snapshot has
@@ -82,6 +89,9 @@ SET enable_bitmapscan = off
 AS $$
 #variable_conflict use_column
 BEGIN
+    IF queen.scoped_stream_query_id(p_query_id, p_scope) IS DISTINCT FROM p_query_id THEN
+        RETURN;
+    END IF;
     IF cardinality(p_keys) > 0 THEN
         RETURN QUERY
             SELECT s.key::text, s.value, s.updated_at
@@ -106,7 +116,7 @@ BEGIN
     END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.stream_state_get(uuid, bigint, text[], text, numeric, integer) IS
+COMMENT ON FUNCTION queen.stream_state_get(uuid, bigint, text[], text, numeric, integer, text) IS
   'The state rows of one stream lane, filtered by keys, key prefix and ripeness, sorted by key.';
 
 -- queen.stream_ack_offset: the offset a cycle's ack names, resolved as queen.ack resolves it
@@ -184,7 +194,7 @@ CREATE OR REPLACE FUNCTION queen.stream_cycle(
     p_queues text[], p_partitions text[], p_counts integer[],
     p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[], p_derive integer[],
     p_ack_txid text, p_ack_offset bigint, p_ack_lease uuid, p_ack_status text, p_ack_error text,
-    p_release_lease boolean DEFAULT true)
+    p_release_lease boolean DEFAULT true, p_scope text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET enable_seqscan = off
@@ -211,13 +221,14 @@ BEGIN
     END IF;
     BEGIN
         SELECT sq.id, sq.source_queue INTO q FROM queen.stream_queries sq
-         WHERE sq.id = p_query_id FOR KEY SHARE;
+         WHERE sq.id = p_query_id AND queen.in_tenant_scope(queen.queue_key_tenant(sq.name), p_scope) FOR KEY SHARE;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'unknown query %', p_query_id USING ERRCODE = 'QNCYC';
         END IF;
         IF NOT EXISTS (SELECT 1 FROM queen.log_partitions lp JOIN queen.queues qu ON qu.id = lp.queue_id
                         WHERE lp.id = p_partition_id AND qu.name = q.source_queue) THEN
-            RAISE EXCEPTION 'partition % is not a partition of the source queue %', p_partition_id, q.source_queue
+            RAISE EXCEPTION 'partition % is not a partition of the source queue %', p_partition_id,
+                queen.queue_local_name(q.source_queue)
                   USING ERRCODE = 'QNCYC';
         END IF;
         INSERT INTO queen.stream_lanes (query_id, partition_id) VALUES (p_query_id, p_partition_id)
@@ -314,5 +325,6 @@ BEGIN
 END;
 $$;
 COMMENT ON FUNCTION queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb[], text[], text[], integer[], text[],
-                                       uuid[], text[], text[], integer[], text, bigint, uuid, text, text, boolean) IS
+                                       uuid[], text[], text[], integer[], text, bigint, uuid, text, text, boolean,
+                                       text) IS
   'One stream cycle: state ops, sink pushes and the source ack in one transaction, all or nothing.';

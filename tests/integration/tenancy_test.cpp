@@ -506,6 +506,74 @@ TEST(Tenancy, MessagesAndTracesOfAnotherTenantAreUnknown) {
     EXPECT_EQ(names.body.find(trace_name + "-globex"), std::string::npos);
 }
 
+TEST(Tenancy, StreamQueriesOfTheSameNameAreEachTenantsOwn) {
+    broker_process b(cluster().conninfo(), tenancy_env());
+    auto c = client_of(b);
+    const auto query = unique_name("tenancy-wc"), source = unique_name("tenancy-src"), sink = unique_name("tenancy-sink");
+    std::map<std::string, std::string> ids;
+    std::map<std::string, json> popped;
+    for (const std::string tenant : {"acme", "globex"}) {
+        const json reg{{"name", query}, {"source_queue", source}, {"sink_queue", sink}, {"config_hash", "h"}};
+        auto r = as_tenant(c, tenant, "POST", "/streams/v1/queries", reg.dump());
+        ASSERT_EQ(r.status, 200) << r.body;
+        EXPECT_EQ(r.json()["fresh"], true);
+        EXPECT_EQ(r.json()["name"], query);
+        ids[tenant] = r.json()["query_id"];
+        ASSERT_EQ(as_tenant(c, tenant, "POST", "/api/v1/push", push_items(source, tenant, 1).dump()).status, 201);
+        auto p = as_tenant(c, tenant, "GET",
+                           "/api/v1/pop/queue/" + source + "?wait=false&consumerGroup=streams." + query);
+        ASSERT_EQ(p.status, 200) << p.body;
+        popped[tenant] = p.json()["messages"][0];
+    }
+    EXPECT_NE(ids["acme"], ids["globex"]);
+
+    const auto cycle = [&](const std::string& tenant, const std::string& query_id, const json& message) {
+        const json body{{"query_id", query_id},
+                        {"partition_id", message["partitionId"]},
+                        {"consumer_group", "streams." + query},
+                        {"state_ops", {{{"type", "upsert"}, {"key", "count"}, {"value", {{"by", tenant}}}}}},
+                        {"push_items", {{{"queue", sink}, {"payload", {{"tenant", tenant}}}}}},
+                        {"ack", {{"transactionId", message["transactionId"]}, {"leaseId", message["leaseId"]}}}};
+        return as_tenant(c, tenant, "POST", "/streams/v1/cycle", body.dump());
+    };
+    // acme names globex's query: an unknown query, nothing applied anywhere.
+    auto foreign = cycle("acme", ids["globex"], popped["globex"]);
+    ASSERT_EQ(foreign.status, 200) << foreign.body;
+    EXPECT_EQ(foreign.json()["success"], false) << foreign.body;
+    EXPECT_EQ(foreign.json()["error"], "unknown query " + ids["globex"]);
+    EXPECT_EQ(foreign.json()["error"], "unknown query " + ids["globex"]);
+    const json state_of_globex{{"query_id", ids["globex"]}, {"partition_id", popped["globex"]["partitionId"]}};
+    auto peek = as_tenant(c, "acme", "POST", "/streams/v1/state/get", state_of_globex.dump());
+    ASSERT_EQ(peek.status, 200) << peek.body;
+    EXPECT_EQ(peek.json()["rows"].size(), 0u);
+
+    for (const std::string tenant : {"acme", "globex"}) {
+        auto own = cycle(tenant, ids[tenant], popped[tenant]);
+        ASSERT_EQ(own.status, 200) << own.body;
+        EXPECT_EQ(own.json()["success"], true) << own.body;
+        EXPECT_EQ(own.json()["queueName"], source);
+        EXPECT_EQ(own.json()["push_results"][0]["queueName"], sink);
+    }
+    auto state = as_tenant(c, "globex", "POST", "/streams/v1/state/get", state_of_globex.dump());
+    ASSERT_EQ(state.json()["rows"].size(), 1u) << state.body;
+    EXPECT_EQ(state.json()["rows"][0]["value"]["by"], "globex");
+    auto sunk = as_tenant(c, "acme", "GET", "/api/v1/pop/queue/" + sink + "?wait=false&batch=10");
+    EXPECT_EQ(tenants_in(sunk), (std::vector<std::string>{"acme"}));
+
+    auto listed = as_tenant(c, "acme", "GET", "/api/v1/resources/streams");
+    ASSERT_EQ(listed.status, 200) << listed.body;
+    std::vector<std::string> names;
+    const json streams = listed.json();
+    for (const auto& q : streams["streams"]) {
+        if (q["name"] == query) {
+            names.push_back(q["queryId"]);
+            EXPECT_EQ(q["sourceQueue"], source);
+            EXPECT_EQ(q["stateRows"], 1);
+        }
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{ids["acme"]}));
+}
+
 class TenancyClaims : public ::testing::Test {
 protected:
     static std::map<std::string, std::string> env() {
@@ -553,7 +621,7 @@ TEST_F(TenancyClaims, RoutesOverEveryTenantNeedAdmin) {
     const auto tenant_token = token("read-write", "acme");
     const auto admin = token("admin", std::nullopt);
     for (const char* target : {"/metrics", "/metrics/prometheus", "/api/v1/status/buffers",
-                               "/api/v1/resources/overview", "/api/v1/status", "/api/v1/resources/streams"}) {
+                               "/api/v1/resources/overview", "/api/v1/status", "/api/v1/status/analytics"}) {
         // Public by JWT_SKIP_PATHS or read-only without tenancy: with tenancy, admin only.
         EXPECT_EQ(as_tenant(c, "", "GET", target).status, 401) << target;
         EXPECT_EQ(as_tenant(c, "", "GET", target, "", tenant_token).status, 403) << target;

@@ -29,12 +29,6 @@ store::dead_letter_filter store_filter(const dlq_filter& f, const domain::tenant
                                      f.to_us, f.message_id,     tenant.sql_scope()};
 }
 
-// A stored key as the caller's tenant knows it.
-std::optional<std::string> local_name(const std::optional<std::string>& key, const domain::tenant_scope& tenant) {
-    if (!key) return std::nullopt;
-    return std::string(tenant.local(*key));
-}
-
 // One frame decoded by the broker from a dead letter's segment copy.
 struct decoded_frame {
     std::string transaction_id;

@@ -10,6 +10,11 @@ std::string queue_key(const domain::tenant_scope& scope, std::string_view name, 
     return std::move(*key);
 }
 
+std::optional<std::string> local_name(const std::optional<std::string>& key, const domain::tenant_scope& scope) {
+    if (!key) return std::nullopt;
+    return std::string(scope.local(*key));
+}
+
 void key_queue_names(std::vector<domain::push_item>& items, const domain::tenant_scope& scope) {
     if (!scope.tenancy_on()) return;
     for (std::size_t i = 0; i < items.size(); ++i)

@@ -3,6 +3,7 @@
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "api/streams/handlers.hpp"
 #include "api/streams/stream_requests.hpp"
 #include "domain/message_id.hpp"
@@ -52,7 +53,8 @@ void refuse_pushes_while_spooling(broker_context& ctx, const store::stream_cycle
 
 // queen.stream_cycle through the store; an ack the database cannot place by transaction id is
 // resolved by the broker's own decoder (with_undecodable_spans_resolved).
-asio::awaitable<store::stream_cycle_outcome> run_cycle(broker_context& ctx, store::stream_cycle_call& call) {
+asio::awaitable<store::stream_cycle_outcome> run_cycle(broker_context& ctx, store::stream_cycle_call& call,
+                                                       const std::optional<std::string>& scope) {
     ack_item probe;
     std::vector<ack_item*> acks;
     if (call.ack) {
@@ -62,9 +64,9 @@ asio::awaitable<store::stream_cycle_outcome> run_cycle(broker_context& ctx, stor
         probe.lease_id = call.ack->lease_id;
         acks.push_back(&probe);
     }
-    auto attempt = [&ctx, &call, &probe]() -> asio::awaitable<store::stream_cycle_outcome> {
+    auto attempt = [&ctx, &call, &probe, &scope]() -> asio::awaitable<store::stream_cycle_outcome> {
         if (call.ack && probe.offset) call.ack->offset = probe.offset;
-        co_return co_await store::run_stream_cycle(ctx.pool, call);
+        co_return co_await store::run_stream_cycle(ctx.pool, call, scope);
     };
     co_return co_await with_undecodable_spans_resolved(ctx.pool, std::move(acks), attempt);
 }
@@ -98,8 +100,12 @@ void record_cycle(broker_context& ctx, const store::stream_cycle_call& call,
 // POST /streams/v1/queries: registers a query by name, idempotently.
 asio::awaitable<http::response> handle_stream_register(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_stream_register(rc.req.body(), ctx.limits);
-    const auto reg = co_await store::register_stream_query(ctx.pool, req.name, req.source_queue, req.sink_queue,
-                                                           req.config_hash, req.reset);
+    // The query's name is a key in its tenant, like a queue's.
+    const std::string name = queue_key(rc.tenant, req.name, "name");
+    const std::string source = queue_key(rc.tenant, req.source_queue, "source_queue");
+    std::optional<std::string> sink;
+    if (req.sink_queue) sink = queue_key(rc.tenant, *req.sink_queue, "sink_queue");
+    const auto reg = co_await store::register_stream_query(ctx.pool, name, source, sink, req.config_hash, req.reset);
     render::json_writer out;
     out.begin_object().field("success", !reg.conflict).field("query_id", reg.query_id).field("name", req.name);
     if (reg.conflict) {
@@ -119,7 +125,7 @@ asio::awaitable<http::response> handle_stream_state_get(broker_context& ctx, htt
     std::vector<store::stream_state_row> rows;
     if (req.partition_id)
         rows = co_await store::stream_state(ctx.pool, req.query_id, *req.partition_id, req.filter,
-                                            ctx.limits.max_stream_state_rows + 1);
+                                            ctx.limits.max_stream_state_rows + 1, rc.tenant.sql_scope());
     if (rows.size() > ctx.limits.max_stream_state_rows)
         throw api_error(error_code::payload_too_large,
                         fmt::format("the state asked for has more than {} rows, the most one answer holds; ask "
@@ -152,6 +158,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
         co_return cycle_failure(req, *req.refusal);
     }
     auto& call = req.call;
+    key_queue_names(call.push_items, rc.tenant);
     refuse_pushes_while_spooling(ctx, call);
     stamp_producer(call.push_items, rc.subject);
     co_await seal_payloads(ctx, call.push_items);
@@ -159,7 +166,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
     store::stream_cycle_outcome outcome;
     const auto started = std::chrono::steady_clock::now();
     try {
-        outcome = co_await run_cycle(ctx, call);
+        outcome = co_await run_cycle(ctx, call, rc.tenant.sql_scope());
     } catch (const db::pg_error& e) {
         // Lost connections and timeouts are answered 503 (retried by the SDK) by the route's
         // failure answer; any other database error fails the cycle, which rolled back.
@@ -188,7 +195,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
         .field("success", true)
         .field("query_id", req.query_id)
         .field("partition_id", req.partition_id)
-        .field("queueName", outcome.source_queue)
+        .field("queueName", local_name(outcome.source_queue, rc.tenant))
         .field("state_ops_applied", outcome.state_ops_applied)
         .raw_field("push_results", render_push_answers(answered, outcome.push, rc.tenant))
         .key("ack_result");

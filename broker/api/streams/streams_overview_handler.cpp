@@ -11,8 +11,8 @@ namespace queen::api {
 namespace asio = boost::asio;
 
 // GET /api/v1/resources/streams: every registered query by name, counted now.
-asio::awaitable<http::response> handle_list_streams(broker_context& ctx, http::request_context&) {
-    const auto rows = co_await store::list_stream_overviews(ctx.pool);
+asio::awaitable<http::response> handle_list_streams(broker_context& ctx, http::request_context& rc) {
+    const auto rows = co_await store::list_stream_overviews(ctx.pool, rc.tenant.sql_scope());
     render::json_writer out;
     out.begin_object().key("streams").begin_array();
     for (const auto& s : rows) {
