@@ -16,13 +16,14 @@ pg_param optional_text(const std::optional<std::string>& v) {
     return v ? pg_param::text(*v) : pg_param::null();
 }
 
-// $1 from, $2 to, $3 queue, $4 namespace, $5 task; the strings the params point into.
+// $1 from, $2 to, $3 queue, $4 namespace, $5 task, $6 the tenant scope; the strings the params
+// point into.
 struct window_params {
     std::string from, to;
     std::vector<pg_param> params;
     explicit window_params(const status_window& w) : from(domain::iso_time(w.from_us)), to(domain::iso_time(w.to_us)) {
-        params = {pg_param::text(from), pg_param::text(to), optional_text(w.queue), optional_text(w.namespace_name),
-                  optional_text(w.task)};
+        params = {pg_param::text(from),  pg_param::text(to),    optional_text(w.queue), optional_text(w.namespace_name),
+                  optional_text(w.task), optional_text(w.scope)};
     }
 };
 
@@ -41,18 +42,19 @@ asio::awaitable<void> flush_activity(db::pg_pool& pool, const std::string& docum
 asio::awaitable<db::record_set> status_throughput(db::pg_pool& pool, const status_window& w) {
     window_params p(w);
     co_return co_await records(
-        pool, "SELECT * FROM queen.status_throughput($1::timestamptz, $2::timestamptz, $3, $4, $5)", p.params);
+        pool, "SELECT * FROM queen.status_throughput($1::timestamptz, $2::timestamptz, $3, $4, $5, $6)", p.params);
 }
 
 asio::awaitable<db::record_set> status_summary(db::pg_pool& pool, const status_window& w) {
     window_params p(w);
-    co_return co_await records(pool, "SELECT * FROM queen.status_summary($1::timestamptz, $2::timestamptz, $3, $4, $5)",
-                               p.params);
+    co_return co_await records(
+        pool, "SELECT * FROM queen.status_summary($1::timestamptz, $2::timestamptz, $3, $4, $5, $6)", p.params);
 }
 
 asio::awaitable<db::record_set> status_top_errors(db::pg_pool& pool, const status_window& w) {
-    std::vector<pg_param> params{optional_text(w.queue), optional_text(w.namespace_name), optional_text(w.task)};
-    co_return co_await records(pool, "SELECT * FROM queen.status_top_errors($1, $2, $3)", params);
+    std::vector<pg_param> params{optional_text(w.queue), optional_text(w.namespace_name), optional_text(w.task),
+                                 optional_text(w.scope)};
+    co_return co_await records(pool, "SELECT * FROM queen.status_top_errors($1, $2, $3, $4)", params);
 }
 
 asio::awaitable<db::record_set> status_queues(db::pg_pool& pool, const status_window& w, std::int64_t limit,
@@ -89,7 +91,7 @@ asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status
     auto params = p.params;
     params.insert(params.begin() + 2, pg_param::text(interval));
     co_return co_await records(
-        pool, "SELECT * FROM queen.status_analytics($1::timestamptz, $2::timestamptz, $3, $4, $5, $6)", params);
+        pool, "SELECT * FROM queen.status_analytics($1::timestamptz, $2::timestamptz, $3, $4, $5, $6, $7)", params);
 }
 
 asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool) {
@@ -133,24 +135,32 @@ std::string_view analytics_sql(analytics_view view) {
         case analytics_view::worker_summary:
             return "SELECT * FROM queen.analytics_worker_summary($1::timestamptz, $2::timestamptz, $3)";
         case analytics_view::queue_lag:
-            return "SELECT * FROM queen.analytics_queue_lag($1::timestamptz, $2::timestamptz, $3)";
+            return "SELECT * FROM queen.analytics_queue_lag($1::timestamptz, $2::timestamptz, $3, $4)";
         case analytics_view::queue_ops:
-            return "SELECT * FROM queen.analytics_queue_ops($1::timestamptz, $2::timestamptz, $3)";
+            return "SELECT * FROM queen.analytics_queue_ops($1::timestamptz, $2::timestamptz, $3, $4)";
         case analytics_view::queue_parked:
-            return "SELECT * FROM queen.analytics_queue_parked($1::timestamptz, $2::timestamptz, $3)";
+            return "SELECT * FROM queen.analytics_queue_parked($1::timestamptz, $2::timestamptz, $3, $4)";
         case analytics_view::retention:
-            return "SELECT * FROM queen.analytics_retention($1::timestamptz, $2::timestamptz, $3)";
+            return "SELECT * FROM queen.analytics_retention($1::timestamptz, $2::timestamptz, $3, $4)";
     }
     return {};
+}
+
+// The views over queues, which take the tenant scope.
+bool per_queue(analytics_view view) {
+    return view == analytics_view::queue_lag || view == analytics_view::queue_ops ||
+           view == analytics_view::queue_parked || view == analytics_view::retention;
 }
 
 }  // namespace
 
 asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
-                                               std::int64_t to_us, const std::optional<std::string>& filter) {
+                                               std::int64_t to_us, const std::optional<std::string>& filter,
+                                               const std::optional<std::string>& scope) {
     const std::string from = domain::iso_time(from_us), to = domain::iso_time(to_us);
     std::vector<pg_param> params{pg_param::text(from), pg_param::text(to)};
     if (view != analytics_view::worker_queues) params.push_back(optional_text(filter));
+    if (per_queue(view)) params.push_back(optional_text(scope));
     co_return co_await records(pool, analytics_sql(view), params);
 }
 

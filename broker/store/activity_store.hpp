@@ -64,7 +64,8 @@ boost::asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bo
 boost::asio::awaitable<int> bucket_minutes(db::pg_pool& pool, std::int64_t from_us, std::int64_t to_us);
 
 // The row sets of /api/v1/analytics/* (95_analytics.sql), each over a window and one filter
-// (a hostname or a queue name, as the view takes; nullopt: none).
+// (a hostname or a queue's stored key, as the view takes; nullopt: none); the views by queue
+// cover the queues of the tenant `scope` and name them as it shows them.
 enum class analytics_view {
     system_metrics,  // by hostname
     worker_series,   // by hostname
@@ -76,6 +77,7 @@ enum class analytics_view {
     retention,       // by queue
 };
 boost::asio::awaitable<db::record_set> analytics_rows(db::pg_pool& pool, analytics_view view, std::int64_t from_us,
-                                                      std::int64_t to_us, const std::optional<std::string>& filter);
+                                                      std::int64_t to_us, const std::optional<std::string>& filter,
+                                                      const std::optional<std::string>& scope);
 
 }  // namespace queen::store

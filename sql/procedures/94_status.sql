@@ -3,9 +3,24 @@
 -- with 2 decimals. Window reads cost window × brokers or window × queues: they read only
 -- the activity tables, the stats snapshot and the queues table.
 
--- queen.matching_queue(name, queue, namespace, task): whether a queue name passes the
--- status filters (NULL: no filter); namespace and task are looked up in queen.queues.
-CREATE OR REPLACE FUNCTION queen.matching_queue(p_name text, p_queue text, p_namespace text, p_task text)
+-- Tenancy: every function here that counts queues takes the tenant scope
+-- (sql/procedures/21_tenancy.sql) as a trailing parameter and then counts only its queues, as
+-- under a filter; the brokers' own figures (event loop, CPU, pool, database errors) are NULL in
+-- a scope, since they are every tenant's. The forms without it are dropped.
+DROP FUNCTION IF EXISTS queen.matching_queue(text, text, text, text);
+DROP FUNCTION IF EXISTS queen.matching_queues(text, text, text);
+DROP FUNCTION IF EXISTS queen.filtered_queue_metrics(timestamptz, timestamptz, text, text, text);
+DROP FUNCTION IF EXISTS queen.queue_buckets(timestamptz, timestamptz, integer, text, text, text);
+DROP FUNCTION IF EXISTS queen.status_throughput(timestamptz, timestamptz, text, text, text);
+DROP FUNCTION IF EXISTS queen.status_summary(timestamptz, timestamptz, text, text, text);
+DROP FUNCTION IF EXISTS queen.status_top_errors(text, text, text);
+DROP FUNCTION IF EXISTS queen.status_analytics(timestamptz, timestamptz, text, text, text, text);
+
+-- queen.matching_queue(name, queue, namespace, task, scope): whether a queue name passes the
+-- status filters (NULL: no filter) and is in the tenant scope; namespace and task are looked
+-- up in queen.queues.
+CREATE OR REPLACE FUNCTION queen.matching_queue(p_name text, p_queue text, p_namespace text, p_task text,
+                                                p_scope text DEFAULT NULL)
 RETURNS boolean
 LANGUAGE sql STABLE
 AS $$
@@ -15,25 +30,30 @@ AS $$
                         WHERE q.name = p_name
                           AND (p_namespace IS NULL OR q.namespace = p_namespace)
                           AND (p_task IS NULL OR q.task = p_task)))
+       AND queen.in_tenant_scope(queen.queue_key_tenant(p_name), p_scope)
 $$;
-COMMENT ON FUNCTION queen.matching_queue(text, text, text, text) IS
+COMMENT ON FUNCTION queen.matching_queue(text, text, text, text, text) IS
   'True when the queue name passes the queue, namespace and task filters.';
 
--- queen.matching_queues(queue, namespace, task): the names passing the filters, for the
+-- queen.matching_queues(queue, namespace, task, scope): the names passing the filters in the
+-- tenant scope, for the
 -- activity tables' rows to be matched by one hashed lookup each (a name given alone matches
 -- even after its queue was deleted: its activity rows outlive it).
-CREATE OR REPLACE FUNCTION queen.matching_queues(p_queue text, p_namespace text, p_task text)
+CREATE OR REPLACE FUNCTION queen.matching_queues(p_queue text, p_namespace text, p_task text,
+                                                 p_scope text DEFAULT NULL)
 RETURNS SETOF text
 LANGUAGE sql STABLE
 AS $$
     SELECT p_queue WHERE p_queue IS NOT NULL AND p_namespace IS NULL AND p_task IS NULL
+                     AND queen.in_tenant_scope(queen.queue_key_tenant(p_queue), p_scope)
     UNION
     SELECT q.name FROM queen.queues q
      WHERE (p_queue IS NULL OR q.name = p_queue)
        AND (p_namespace IS NULL OR q.namespace = p_namespace)
        AND (p_task IS NULL OR q.task = p_task)
+       AND queen.in_tenant_scope(q.tenant, p_scope)
 $$;
-COMMENT ON FUNCTION queen.matching_queues(text, text, text) IS
+COMMENT ON FUNCTION queen.matching_queues(text, text, text, text) IS
   'Queue names passing the queue, namespace and task filters.';
 
 -- queen.per_second(count, bucket minutes): count per second of the bucket, 2 decimals.
@@ -96,30 +116,31 @@ $$;
 COMMENT ON FUNCTION queen.system_buckets(timestamptz, timestamptz, integer, text) IS
   'Per bucket of the window: broker counts summed, gauges averaged over brokers.';
 
--- queen.filtered_queue_metrics(from, to, queue, namespace, task): the queue_metrics rows of
--- minutes from..to of the matching queues. Without a filter a range of the primary key; with
--- one, a range of (queue_name, minute) per matching queue.
+-- queen.filtered_queue_metrics(from, to, queue, namespace, task, scope): the queue_metrics rows
+-- of minutes from..to of the matching queues. Without a filter or scope a range of the primary
+-- key; with one, a range of (queue_name, minute) per matching queue.
 CREATE OR REPLACE FUNCTION queen.filtered_queue_metrics(p_from timestamptz, p_to timestamptz, p_queue text,
-                                                        p_namespace text, p_task text)
+                                                        p_namespace text, p_task text, p_scope text DEFAULT NULL)
 RETURNS SETOF queen.queue_metrics
 LANGUAGE sql STABLE
 AS $$
     SELECT m.* FROM queen.queue_metrics m
-     WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
+     WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL AND p_scope IS NULL
        AND m.minute >= p_from AND m.minute <= p_to
     UNION ALL
-    SELECT m.* FROM queen.matching_queues(p_queue, p_namespace, p_task) n(name)
+    SELECT m.* FROM queen.matching_queues(p_queue, p_namespace, p_task, p_scope) n(name)
       JOIN queen.queue_metrics m ON m.queue_name = n.name
-     WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
+     WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL OR p_scope IS NOT NULL)
        AND m.minute >= p_from AND m.minute <= p_to
 $$;
-COMMENT ON FUNCTION queen.filtered_queue_metrics(timestamptz, timestamptz, text, text, text) IS
+COMMENT ON FUNCTION queen.filtered_queue_metrics(timestamptz, timestamptz, text, text, text, text) IS
   'queue_metrics rows of a window for the queues passing the filters.';
 
--- queen.queue_buckets(from, to, bucket minutes, queue, namespace, task): per bucket and
--- matching queue, queue_metrics summed over the bucket's minutes.
+-- queen.queue_buckets(from, to, bucket minutes, queue, namespace, task, scope): per bucket and
+-- matching queue, queue_metrics summed over the bucket's minutes (queues named by stored key).
 CREATE OR REPLACE FUNCTION queen.queue_buckets(p_from timestamptz, p_to timestamptz, p_minutes integer,
-                                               p_queue text, p_namespace text, p_task text)
+                                               p_queue text, p_namespace text, p_task text,
+                                               p_scope text DEFAULT NULL)
 RETURNS TABLE(bucket timestamptz, queue_name text, push_requests numeric, push_messages numeric,
               pop_messages numeric, pop_empty numeric, ack_requests numeric, ack_success numeric,
               ack_failed numeric, transactions numeric, pop_lag_sum_ms numeric, pop_lag_count numeric,
@@ -132,12 +153,13 @@ AS $$
            sum(m.pop_lag_sum_ms), sum(m.pop_lag_count), max(m.pop_lag_max_ms),
            sum(m.parked_avg) / p_minutes, sum(m.partitions_created), sum(m.partitions_deleted),
            max(m.partition_count)
-      FROM queen.filtered_queue_metrics(p_from - make_interval(mins => p_minutes), p_to, p_queue, p_namespace, p_task) m
+      FROM queen.filtered_queue_metrics(p_from - make_interval(mins => p_minutes), p_to, p_queue, p_namespace, p_task,
+                                        p_scope) m
      CROSS JOIN LATERAL (SELECT queen.bucket_start(m.minute, p_minutes) AS bucket) b
      WHERE b.bucket BETWEEN p_from AND p_to
      GROUP BY b.bucket, m.queue_name
 $$;
-COMMENT ON FUNCTION queen.queue_buckets(timestamptz, timestamptz, integer, text, text, text) IS
+COMMENT ON FUNCTION queen.queue_buckets(timestamptz, timestamptz, integer, text, text, text, text) IS
   'Per bucket and matching queue of the window: queue_metrics summed.';
 
 -- queen.status_throughput(from, to, queue, namespace, task): the throughput rows of
@@ -145,7 +167,7 @@ COMMENT ON FUNCTION queen.queue_buckets(timestamptz, timestamptz, integer, text,
 -- queues' queue_metrics (processed falls back to popped messages when no ack was counted);
 -- the loop, database, CPU and pool fields stay system-wide.
 CREATE OR REPLACE FUNCTION queen.status_throughput(p_from timestamptz, p_to timestamptz, p_queue text,
-                                                   p_namespace text, p_task text)
+                                                   p_namespace text, p_task text, p_scope text DEFAULT NULL)
 RETURNS TABLE("timestamp" text, ingested bigint, processed bigint, "popMessages" bigint,
               "ingestedPerSecond" numeric, "processedPerSecond" numeric, "popPerSecond" numeric,
               "avgLagMs" bigint, "maxLagMs" bigint, "avgEventLoopLagMs" numeric, "maxEventLoopLagMs" numeric,
@@ -156,15 +178,17 @@ LANGUAGE sql STABLE
 AS $$
     WITH w AS (
         SELECT queen.bucket_minutes(p_from, p_to) AS m,
-               (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL) AS filtered
+               (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL OR p_scope IS NOT NULL)
+                   AS filtered,
+               p_scope IS NOT NULL AS scoped
     ), sys AS (
         SELECT s.* FROM w, queen.system_buckets(p_from, p_to, w.m) s
     ), q AS (
         SELECT qb.bucket, sum(qb.push_messages) AS pushed, sum(qb.pop_messages) AS popped,
                sum(qb.ack_success + qb.ack_failed) AS acked, sum(qb.ack_failed) AS ack_failed,
                sum(qb.pop_lag_sum_ms) AS lag_sum, sum(qb.pop_lag_count) AS lag_count, max(qb.pop_lag_max_ms) AS lag_max
-          FROM w, queen.queue_buckets(p_from, p_to, w.m, p_queue, p_namespace, p_task) qb
-         WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL
+          FROM w, queen.queue_buckets(p_from, p_to, w.m, p_queue, p_namespace, p_task, p_scope) qb
+         WHERE w.filtered
          GROUP BY qb.bucket
     ), c AS (
         SELECT coalesce(sys.bucket, q.bucket) AS bucket,
@@ -176,10 +200,12 @@ AS $$
                CASE WHEN w.filtered THEN q.lag_count ELSE sys.pop_lag_count END AS lag_count,
                CASE WHEN w.filtered THEN q.lag_max ELSE sys.pop_lag_max_ms END AS lag_max,
                CASE WHEN w.filtered THEN coalesce(q.ack_failed, 0) ELSE sys.ack_failed END AS ack_failed,
-               sys.loop_lag_avg, sys.loop_lag_max, sys.pool_idle_min, sys.db_errors, sys.dead_lettered,
-               sys.cpu_user_avg, sys.cpu_system_avg, sys.rss_avg, sys.pool_active_avg, sys.pool_idle_avg,
-               sys.pool_size_avg
+               s2.loop_lag_avg, s2.loop_lag_max, s2.pool_idle_min, s2.db_errors, s2.dead_lettered,
+               s2.cpu_user_avg, s2.cpu_system_avg, s2.rss_avg, s2.pool_active_avg, s2.pool_idle_avg,
+               s2.pool_size_avg
           FROM (sys FULL JOIN q ON q.bucket = sys.bucket) CROSS JOIN w
+          -- The brokers' figures are every tenant's: none in a scope.
+          LEFT JOIN LATERAL (SELECT sys.* WHERE NOT w.scoped) s2 ON true
     )
     SELECT queen.iso_time(c.bucket), coalesce(c.ingested, 0)::bigint, coalesce(c.processed, 0)::bigint,
            coalesce(c.popped, 0)::bigint, queen.per_second(c.ingested, w.m), queen.per_second(c.processed, w.m),
@@ -187,14 +213,15 @@ AS $$
            CASE WHEN c.lag_count > 0 THEN round(c.lag_sum / c.lag_count)::bigint END,
            CASE WHEN c.lag_count > 0 THEN c.lag_max END,
            round(c.loop_lag_avg::numeric, 2), round(c.loop_lag_max::numeric, 2), c.pool_idle_min::bigint,
-           coalesce(c.db_errors, 0)::bigint, coalesce(c.ack_failed, 0)::bigint, coalesce(c.dead_lettered, 0)::bigint,
+           CASE WHEN NOT w.scoped THEN coalesce(c.db_errors, 0)::bigint END, coalesce(c.ack_failed, 0)::bigint,
+           CASE WHEN NOT w.scoped THEN coalesce(c.dead_lettered, 0)::bigint END,
            round((c.cpu_user_avg / 100)::numeric, 2), round((c.cpu_system_avg / 100)::numeric, 2),
            round((c.rss_avg / 1048576)::numeric, 2), round(c.pool_active_avg::numeric, 2),
            round(c.pool_idle_avg::numeric, 2), round(c.pool_size_avg::numeric, 2)
       FROM c, w
      ORDER BY c.bucket DESC
 $$;
-COMMENT ON FUNCTION queen.status_throughput(timestamptz, timestamptz, text, text, text) IS
+COMMENT ON FUNCTION queen.status_throughput(timestamptz, timestamptz, text, text, text, text) IS
   'The throughput rows of /api/v1/status, newest bucket first.';
 
 -- queen.status_summary(from, to, queue, namespace, task): everything of /api/v1/status but
@@ -202,7 +229,7 @@ COMMENT ON FUNCTION queen.status_throughput(timestamptz, timestamptz, text, text
 -- (metrics_totals); with one, they are the matching queues' snapshot counts and their
 -- retained queue_metrics. pending and processing always come from the snapshot.
 CREATE OR REPLACE FUNCTION queen.status_summary(p_from timestamptz, p_to timestamptz, p_queue text,
-                                                p_namespace text, p_task text)
+                                                p_namespace text, p_task text, p_scope text DEFAULT NULL)
 RETURNS TABLE("timeRange.from" text, "timeRange.to" text, "bucketMinutes" integer,
               "messages.total" bigint, "messages.pending" bigint, "messages.processing" bigint,
               "messages.completed" bigint, "messages.failed" bigint, "messages.deadLetter" bigint,
@@ -218,7 +245,8 @@ LANGUAGE sql STABLE
 AS $$
     WITH w AS (
         SELECT queen.bucket_minutes(p_from, p_to) AS m,
-               (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL) AS filtered
+               (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL OR p_scope IS NOT NULL)
+                   AS filtered
     ), snap AS (
         SELECT coalesce(sum(s.total), 0) AS total, coalesce(sum(s.pending), 0) AS pending,
                coalesce(sum(s.processing), 0) AS processing, coalesce(sum(s.completed), 0) AS completed,
@@ -227,7 +255,7 @@ AS $$
           FROM queen.queue_stats s
           JOIN queen.queues q ON q.id = s.queue_id
          WHERE s.snapshot_id = queen.stats_snapshot_id()
-           AND queen.matching_queue(q.name, p_queue, p_namespace, p_task)
+           AND queen.matching_queue(q.name, p_queue, p_namespace, p_task, p_scope)
     ), life AS (
         SELECT CASE WHEN w.filtered THEN snap.total ELSE t.push_messages END AS total,
                CASE WHEN w.filtered THEN snap.completed ELSE t.ack_success END AS completed,
@@ -246,8 +274,8 @@ AS $$
                        coalesce(sum(m.ack_requests), 0) AS ack_requests,
                        coalesce(sum(m.ack_success + m.ack_failed), 0) AS ack_messages,
                        coalesce(sum(m.ack_failed), 0) AS ack_failed
-                  FROM queen.filtered_queue_metrics('-infinity', 'infinity', p_queue, p_namespace, p_task) m
-                 WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL) qm
+                  FROM queen.filtered_queue_metrics('-infinity', 'infinity', p_queue, p_namespace, p_task, p_scope) m
+                 WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL OR p_scope IS NOT NULL) qm
     ), leases AS (
         SELECT count(*) AS active, count(DISTINCT c.partition_id) AS partitions,
                -- Per live lease, what it handed out when it was taken and what has been
@@ -257,11 +285,13 @@ AS $$
           FROM queen.log_consumers c
           JOIN queen.queues q ON q.id = c.queue_id
          WHERE c.lease_id IS NOT NULL AND c.lease_expires_at > now()
-           AND queen.matching_queue(q.name, p_queue, p_namespace, p_task)
+           AND queen.matching_queue(q.name, p_queue, p_namespace, p_task, p_scope)
     ), win AS (
         SELECT coalesce(sum(s.db_errors), 0) AS db_errors, coalesce(sum(s.dead_lettered), 0) AS dead_lettered,
                coalesce(sum(s.ack_failed), 0) AS ack_failed
           FROM w, queen.system_buckets(p_from, p_to, w.m) s
+         -- The brokers' figures are every tenant's: none in a scope.
+         WHERE p_scope IS NULL
     )
     SELECT queen.iso_time(p_from), queen.iso_time(p_to), w.m,
            life.total::bigint, snap.pending::bigint, snap.processing::bigint, life.completed::bigint,
@@ -272,16 +302,19 @@ AS $$
            CASE WHEN life.ack_requests > 0 THEN round(life.ack_messages::numeric / life.ack_requests, 2) ELSE 0 END,
            leases.active, leases.partitions, leases.batch::bigint, leases.acked::bigint,
            snap.dead_letter::bigint, snap.dlq_partitions::bigint,
-           win.db_errors::bigint, win.ack_failed::bigint, win.dead_lettered::bigint,
+           CASE WHEN p_scope IS NULL THEN win.db_errors::bigint END,
+           CASE WHEN p_scope IS NULL THEN win.ack_failed::bigint END,
+           CASE WHEN p_scope IS NULL THEN win.dead_lettered::bigint END,
            queen.stats_age()
       FROM w, snap, life, leases, win
 $$;
-COMMENT ON FUNCTION queen.status_summary(timestamptz, timestamptz, text, text, text) IS
+COMMENT ON FUNCTION queen.status_summary(timestamptz, timestamptz, text, text, text, text) IS
   'The one-row part of /api/v1/status: lifetime totals, snapshot counts, leases, window errors.';
 
 -- queen.status_top_errors(queue, namespace, task): the commonest errors among the newest
 -- 10,000 dead letters of the matching queues (a bounded read of dead_letters_queue).
-CREATE OR REPLACE FUNCTION queen.status_top_errors(p_queue text, p_namespace text, p_task text)
+CREATE OR REPLACE FUNCTION queen.status_top_errors(p_queue text, p_namespace text, p_task text,
+                                                   p_scope text DEFAULT NULL)
 RETURNS TABLE(error text, count bigint)
 LANGUAGE sql STABLE
 AS $$
@@ -289,14 +322,14 @@ AS $$
       FROM (SELECT d.error_message, d.reason
               FROM queen.dead_letters d
               JOIN queen.queues q ON q.id = d.queue_id
-             WHERE queen.matching_queue(q.name, p_queue, p_namespace, p_task)
+             WHERE queen.matching_queue(q.name, p_queue, p_namespace, p_task, p_scope)
              ORDER BY d.id DESC
              LIMIT 10000) d
      GROUP BY 1
      ORDER BY 2 DESC, 1
      LIMIT 10
 $$;
-COMMENT ON FUNCTION queen.status_top_errors(text, text, text) IS
+COMMENT ON FUNCTION queen.status_top_errors(text, text, text, text) IS
   'Up to 10 commonest errors among the newest 10,000 matching dead letters.';
 
 -- queen.status_queues_list(queue, namespace, task, limit, offset, nonempty, scope): the
@@ -316,8 +349,7 @@ AS $$
            coalesce(c.processing, 0), coalesce(c.completed, 0)
       FROM queen.queues q
       LEFT JOIN queen.snapshot_queue_counts() c ON c.queue_id = q.id
-     WHERE queen.matching_queue(q.name, p_queue, p_namespace, p_task)
-       AND queen.in_tenant_scope(q.tenant, p_scope)
+     WHERE queen.matching_queue(q.name, p_queue, p_namespace, p_task, p_scope)
        AND (NOT p_nonempty OR coalesce(c.total, 0) > 0)
      ORDER BY q.created_at DESC, q.id DESC
      LIMIT p_limit OFFSET p_offset
@@ -401,7 +433,8 @@ COMMENT ON FUNCTION queen.status_queue_partitions(text) IS
 -- bucket of the interval ('minute', 'hour' or 'day', truncated in UTC) to the matching
 -- queues, every bucket from from's to to's, zero-filled, oldest first.
 CREATE OR REPLACE FUNCTION queen.status_analytics(p_from timestamptz, p_to timestamptz, p_interval text,
-                                                  p_queue text, p_namespace text, p_task text)
+                                                  p_queue text, p_namespace text, p_task text,
+                                                  p_scope text DEFAULT NULL)
 RETURNS TABLE("timestamp" text, messages bigint)
 LANGUAGE sql STABLE
 AS $$
@@ -411,14 +444,15 @@ AS $$
                                ('1 ' || p_interval)::interval) b
     ), counts AS (
         SELECT date_trunc(p_interval, m.minute, 'UTC') AS bucket, sum(m.push_messages) AS n
-          FROM queen.filtered_queue_metrics(date_trunc(p_interval, p_from, 'UTC'), p_to, p_queue, p_namespace, p_task) m
-         WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL
+          FROM queen.filtered_queue_metrics(date_trunc(p_interval, p_from, 'UTC'), p_to, p_queue, p_namespace, p_task,
+                                            p_scope) m
+         WHERE p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL OR p_scope IS NOT NULL
          GROUP BY 1
         UNION ALL
         -- Without a filter every queue counts: the brokers' rows hold the same sums, fewer rows.
         SELECT date_trunc(p_interval, b.minute, 'UTC'), sum(b.push_messages)
           FROM queen.broker_metrics b
-         WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
+         WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL AND p_scope IS NULL
            AND b.minute >= date_trunc(p_interval, p_from, 'UTC') AND b.minute <= p_to
          GROUP BY 1
     )
@@ -426,7 +460,7 @@ AS $$
       FROM buckets b LEFT JOIN counts c ON c.bucket = b.bucket
      ORDER BY b.bucket
 $$;
-COMMENT ON FUNCTION queen.status_analytics(timestamptz, timestamptz, text, text, text, text) IS
+COMMENT ON FUNCTION queen.status_analytics(timestamptz, timestamptz, text, text, text, text, text) IS
   'Messages pushed per minute, hour or day bucket of the window, zero-filled, oldest first.';
 
 -- queen.resources_overview(): /api/v1/resources/overview as one row. Counts of queues,

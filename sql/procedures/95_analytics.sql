@@ -134,25 +134,36 @@ $$;
 COMMENT ON FUNCTION queen.analytics_worker_summary(timestamptz, timestamptz, text) IS
   'Totals of the window and the snapshot''s pending messages.';
 
--- queen.analytics_queue_lag(from, to, queue): one row per (minute, queue) with pops, newest
--- minute first, at most 100,000 rows (the oldest are cut).
-CREATE OR REPLACE FUNCTION queen.analytics_queue_lag(p_from timestamptz, p_to timestamptz, p_queue text)
+-- The per-queue analytics take the tenant scope (sql/procedures/21_tenancy.sql) as a trailing
+-- parameter: only its queues, named as it shows them. The forms without it are dropped.
+DROP FUNCTION IF EXISTS queen.analytics_queue_lag(timestamptz, timestamptz, text);
+DROP FUNCTION IF EXISTS queen.analytics_queue_ops(timestamptz, timestamptz, text);
+DROP FUNCTION IF EXISTS queen.analytics_queue_parked(timestamptz, timestamptz, text);
+DROP FUNCTION IF EXISTS queen.analytics_retention(timestamptz, timestamptz, text);
+
+-- queen.analytics_queue_lag(from, to, queue, scope): one row per (minute, queue) with pops,
+-- newest minute first, at most 100,000 rows (the oldest are cut).
+CREATE OR REPLACE FUNCTION queen.analytics_queue_lag(p_from timestamptz, p_to timestamptz, p_queue text,
+                                                     p_scope text DEFAULT NULL)
 RETURNS TABLE("queueName" text, "popCount" bigint, "avgLagMs" bigint, "maxLagMs" bigint, "bucketTime" text)
 LANGUAGE sql STABLE
 AS $$
-    SELECT m.queue_name, m.pop_messages, round(m.pop_lag_sum_ms::numeric / m.pop_lag_count)::bigint,
+    SELECT queen.scoped_queue_name(m.queue_name, p_scope), m.pop_messages,
+           round(m.pop_lag_sum_ms::numeric / m.pop_lag_count)::bigint,
            m.pop_lag_max_ms, queen.iso_time(m.minute)
       FROM queen.queue_metrics m
      WHERE m.minute BETWEEN p_from AND p_to AND m.pop_lag_count > 0
        AND (p_queue IS NULL OR m.queue_name = p_queue)
+       AND queen.in_tenant_scope(queen.queue_key_tenant(m.queue_name), p_scope)
      ORDER BY m.minute DESC, m.queue_name
      LIMIT 100000
 $$;
-COMMENT ON FUNCTION queen.analytics_queue_lag(timestamptz, timestamptz, text) IS
+COMMENT ON FUNCTION queen.analytics_queue_lag(timestamptz, timestamptz, text, text) IS
   'Pop lag per minute and queue, newest first, at most 100,000 rows.';
 
--- queen.analytics_queue_ops(from, to, queue): per bucket and queue, oldest first.
-CREATE OR REPLACE FUNCTION queen.analytics_queue_ops(p_from timestamptz, p_to timestamptz, p_queue text)
+-- queen.analytics_queue_ops(from, to, queue, scope): per bucket and queue, oldest first.
+CREATE OR REPLACE FUNCTION queen.analytics_queue_ops(p_from timestamptz, p_to timestamptz, p_queue text,
+                                                     p_scope text DEFAULT NULL)
 RETURNS TABLE(bucket text, "queueName" text, "pushRequests" bigint, "pushMessages" bigint, "popMessages" bigint,
               "popEmpty" bigint, "ackRequests" bigint, "ackSuccess" bigint, "ackFailed" bigint,
               transactions bigint, "partitionsCreated" bigint, "partitionsDeleted" bigint,
@@ -160,7 +171,7 @@ RETURNS TABLE(bucket text, "queueName" text, "pushRequests" bigint, "pushMessage
               "popPerSecond" numeric, "ackPerSecond" numeric, "emptyPerSecond" numeric, "parkedCount" numeric)
 LANGUAGE sql STABLE
 AS $$
-    SELECT queen.iso_time(q.bucket), q.queue_name, q.push_requests::bigint, q.push_messages::bigint,
+    SELECT queen.iso_time(q.bucket), queen.scoped_queue_name(q.queue_name, p_scope), q.push_requests::bigint, q.push_messages::bigint,
            q.pop_messages::bigint, q.pop_empty::bigint, q.ack_requests::bigint, q.ack_success::bigint,
            q.ack_failed::bigint, q.transactions::bigint, q.partitions_created::bigint,
            q.partitions_deleted::bigint, q.partition_count,
@@ -170,20 +181,21 @@ AS $$
            queen.per_second(q.ack_success + q.ack_failed, w.m), queen.per_second(q.pop_empty, w.m),
            queen.round2(q.parked_avg)
       FROM (SELECT queen.bucket_minutes(p_from, p_to) AS m) w,
-           queen.queue_buckets(p_from, p_to, w.m, p_queue, NULL, NULL) q
+           queen.queue_buckets(p_from, p_to, w.m, p_queue, NULL, NULL, p_scope) q
      ORDER BY q.bucket, q.queue_name
 $$;
-COMMENT ON FUNCTION queen.analytics_queue_ops(timestamptz, timestamptz, text) IS
+COMMENT ON FUNCTION queen.analytics_queue_ops(timestamptz, timestamptz, text, text) IS
   'Per bucket and queue of the window, oldest first: operations, rates, partitions, parked pops.';
 
 -- queen.analytics_queue_parked(from, to, queue): parked long-polls per bucket, queue and
 -- broker (the bucket's average: minutes without a row count as 0), oldest first.
-CREATE OR REPLACE FUNCTION queen.analytics_queue_parked(p_from timestamptz, p_to timestamptz, p_queue text)
+CREATE OR REPLACE FUNCTION queen.analytics_queue_parked(p_from timestamptz, p_to timestamptz, p_queue text,
+                                                        p_scope text DEFAULT NULL)
 RETURNS TABLE(bucket text, "queueName" text, hostname text, port integer, "workerId" integer,
               "parkedCount" numeric)
 LANGUAGE sql STABLE
 AS $$
-    SELECT queen.iso_time(b.bucket), m.queue_name, m.hostname, m.port, 0,
+    SELECT queen.iso_time(b.bucket), queen.scoped_queue_name(m.queue_name, p_scope), m.hostname, m.port, 0,
            round((sum(m.parked_avg) / w.m)::numeric, 2)
       FROM (SELECT queen.bucket_minutes(p_from, p_to) AS m) w,
            queen.queue_parked_metrics m
@@ -191,15 +203,17 @@ AS $$
      WHERE m.minute >= p_from - make_interval(mins => w.m) AND m.minute <= p_to
        AND b.bucket BETWEEN p_from AND p_to
        AND (p_queue IS NULL OR m.queue_name = p_queue)
+       AND queen.in_tenant_scope(queen.queue_key_tenant(m.queue_name), p_scope)
      GROUP BY b.bucket, m.queue_name, m.hostname, m.port, w.m
      ORDER BY b.bucket, m.queue_name, m.hostname, m.port
 $$;
-COMMENT ON FUNCTION queen.analytics_queue_parked(timestamptz, timestamptz, text) IS
+COMMENT ON FUNCTION queen.analytics_queue_parked(timestamptz, timestamptz, text, text) IS
   'Parked long-polls per bucket, queue and broker, oldest first.';
 
 -- queen.analytics_retention(from, to, queue): messages removed per bucket by retention,
 -- completed retention and maxWaitTimeSeconds (dead-lettered), oldest first.
-CREATE OR REPLACE FUNCTION queen.analytics_retention(p_from timestamptz, p_to timestamptz, p_queue text)
+CREATE OR REPLACE FUNCTION queen.analytics_retention(p_from timestamptz, p_to timestamptz, p_queue text,
+                                                     p_scope text DEFAULT NULL)
 RETURNS TABLE(bucket text, "retentionMsgs" bigint, "completedRetentionMsgs" bigint, "evictionMsgs" bigint,
               "totalMsgs" bigint, "eventCount" bigint)
 LANGUAGE sql STABLE
@@ -213,8 +227,9 @@ AS $$
      WHERE r.run_at >= p_from - make_interval(mins => w.m) AND r.run_at <= p_to
        AND b.bucket BETWEEN p_from AND p_to
        AND (p_queue IS NULL OR r.queue_name = p_queue)
+       AND queen.in_tenant_scope(queen.queue_key_tenant(r.queue_name), p_scope)
      GROUP BY b.bucket
      ORDER BY b.bucket
 $$;
-COMMENT ON FUNCTION queen.analytics_retention(timestamptz, timestamptz, text) IS
+COMMENT ON FUNCTION queen.analytics_retention(timestamptz, timestamptz, text, text) IS
   'Messages removed per bucket by retention, completed retention and maxWaitTimeSeconds.';

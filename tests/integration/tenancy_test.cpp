@@ -574,6 +574,59 @@ TEST(Tenancy, StreamQueriesOfTheSameNameAreEachTenantsOwn) {
     EXPECT_EQ(names, (std::vector<std::string>{ids["acme"]}));
 }
 
+TEST(Tenancy, StatusAndAnalyticsCountOnlyTheCallersQueues) {
+    auto env = tenancy_env();
+    env["QUEEN_METRICS_FLUSH_MS"] = "100";
+    broker_process b(cluster().conninfo(), env);
+    auto c = client_of(b);
+    const auto q = unique_name("tenancy-status");
+    const std::map<std::string, int> pushed{{"acme", 3}, {"globex", 5}};
+    for (const auto& [tenant, n] : pushed) {
+        ASSERT_EQ(as_tenant(c, tenant, "POST", "/api/v1/push", push_items(q, tenant, n).dump()).status, 201);
+        auto popped = as_tenant(c, tenant, "GET", "/api/v1/pop/queue/" + q + "?batch=1&wait=false&autoAck=true");
+        ASSERT_EQ(popped.status, 200) << popped.body;
+    }
+    ASSERT_EQ(as_tenant(c, "", "POST", "/api/v1/stats/refresh").status, 200);
+    // The activity counts reach the database at the next flush.
+    const auto analytics_total = [&](const std::string& tenant) {
+        auto points = as_tenant(c, tenant, "GET", "/api/v1/status/analytics?interval=minute&queue=" + q);
+        EXPECT_EQ(points.status, 200) << points.body;
+        long long sum = 0;
+        const json body = points.json();
+        for (const auto& p : body["dataPoints"]) sum += p["messages"].get<long long>();
+        return sum;
+    };
+    ASSERT_TRUE(eventually([&] { return analytics_total("acme") == 3 && analytics_total("globex") == 5; }))
+        << analytics_total("acme") << " " << analytics_total("globex");
+    auto everything = as_tenant(c, "acme", "GET", "/api/v1/status/analytics?interval=minute");
+    long long acme_all = 0;
+    const json all_points = everything.json();
+    for (const auto& p : all_points["dataPoints"]) acme_all += p["messages"].get<long long>();
+    EXPECT_GE(acme_all, 3);
+    EXPECT_EQ(everything.body.find("globex"), std::string::npos);
+
+    auto status = as_tenant(c, "acme", "GET", "/api/v1/status?queue=" + q);
+    ASSERT_EQ(status.status, 200) << status.body;
+    const json st = status.json();
+    EXPECT_EQ(st["messages"]["total"], 3) << status.body;
+    EXPECT_EQ(st["workers"].size(), 0u);
+    EXPECT_TRUE(st["errors"]["dbErrors"].is_null());
+    ASSERT_EQ(st["queues"].size(), 1u);
+    EXPECT_EQ(st["queues"][0]["name"], q);
+    auto whole = as_tenant(c, "acme", "GET", "/api/v1/status");
+    EXPECT_EQ(whole.body.find("globex"), std::string::npos) << whole.body;
+
+    auto ops = as_tenant(c, "acme", "GET", "/api/v1/analytics/queue-ops");
+    ASSERT_EQ(ops.status, 200) << ops.body;
+    EXPECT_NE(ops.body.find("\"" + q + "\""), std::string::npos) << ops.body;
+    EXPECT_EQ(ops.body.find("globex"), std::string::npos);
+    for (const char* route : {"queue-lag", "queue-parked-replicas", "retention"}) {
+        auto r = as_tenant(c, "acme", "GET", std::string("/api/v1/analytics/") + route);
+        EXPECT_EQ(r.status, 200) << route << r.body;
+        EXPECT_EQ(r.body.find("globex"), std::string::npos) << route;
+    }
+}
+
 class TenancyClaims : public ::testing::Test {
 protected:
     static std::map<std::string, std::string> env() {
@@ -621,7 +674,8 @@ TEST_F(TenancyClaims, RoutesOverEveryTenantNeedAdmin) {
     const auto tenant_token = token("read-write", "acme");
     const auto admin = token("admin", std::nullopt);
     for (const char* target : {"/metrics", "/metrics/prometheus", "/api/v1/status/buffers",
-                               "/api/v1/resources/overview", "/api/v1/status", "/api/v1/status/analytics"}) {
+                               "/api/v1/resources/overview", "/api/v1/analytics/system-metrics",
+                               "/api/v1/analytics/worker-metrics", "/api/v1/system/maintenance"}) {
         // Public by JWT_SKIP_PATHS or read-only without tenancy: with tenancy, admin only.
         EXPECT_EQ(as_tenant(c, "", "GET", target).status, 401) << target;
         EXPECT_EQ(as_tenant(c, "", "GET", target, "", tenant_token).status, 403) << target;

@@ -3,6 +3,7 @@
 #include "api/observability/handlers.hpp"
 #include "api/observability/status_requests.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_names.hpp"
 #include "api/shared/validate.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
@@ -25,19 +26,23 @@ constexpr std::int64_t worker_window_us = 300'000'000;  // brokers seen in the l
 
 struct analytics_request {
     store::status_window window;
-    std::optional<std::string> filter;  // hostname or queue
+    std::optional<std::string> filter;  // hostname or queue (its stored key)
+    std::optional<std::string> scope;   // the caller's tenant scope (the views over queues)
 };
 
-// The window of docs/http-api.md, "Time windows and counts" and the route's one filter.
+// The window of docs/http-api.md, "Time windows and counts" and the route's one filter; a
+// queue filter names the caller's tenant's queue.
 analytics_request parse_analytics(const http::request_context& rc, const limits& lim, const char* filter_key) {
     analytics_request r;
     r.window = parse_status_window(rc.query, lim, std::chrono::hours(1), util::wall_clock_us());
     if (filter_key) r.filter = query_name(rc.query, filter_key, lim);
+    if (r.filter && std::string_view(filter_key) == "queue") r.filter = queue_key(rc.tenant, *r.filter, "queue");
+    r.scope = rc.tenant.sql_scope();
     return r;
 }
 
 asio::awaitable<db::record_set> rows(broker_context& ctx, analytics_view view, const analytics_request& r) {
-    co_return co_await store::analytics_rows(ctx.pool, view, r.window.from_us, r.window.to_us, r.filter);
+    co_return co_await store::analytics_rows(ctx.pool, view, r.window.from_us, r.window.to_us, r.filter, r.scope);
 }
 
 asio::awaitable<int> bucket_minutes(broker_context& ctx, const analytics_request& r) {

@@ -31,17 +31,26 @@ http::response json_ok(render::json_writer& out) {
     return http::json_text(http::bhttp::status::ok, out.take());
 }
 
+// The window in the caller's tenant: its queue filter as a stored key, its scope.
+store::status_window in_tenant(store::status_window w, const domain::tenant_scope& tenant) {
+    if (w.queue) w.queue = queue_key(tenant, *w.queue, "queue");
+    w.scope = tenant.sql_scope();
+    return w;
+}
+
 }  // namespace
 
 // GET /api/v1/status
 asio::awaitable<http::response> handle_status(broker_context& ctx, http::request_context& rc) {
     const std::int64_t now = util::wall_clock_us();
-    const auto w = parse_status_window(rc.query, ctx.limits, std::chrono::hours(1), now);
+    const auto w = in_tenant(parse_status_window(rc.query, ctx.limits, std::chrono::hours(1), now), rc.tenant);
     const auto summary = co_await store::status_summary(ctx.pool, w);
     const auto throughput = co_await store::status_throughput(ctx.pool, w);
     const auto queues = co_await store::status_queues(ctx.pool, w, 10000, 0, true);
     const auto top_errors = co_await store::status_top_errors(ctx.pool, w);
-    const auto workers = co_await store::status_workers(ctx.pool, now - worker_window_us);
+    // The brokers serve every tenant: a tenant's status lists none.
+    db::record_set workers;
+    if (!w.scope) workers = co_await store::status_workers(ctx.pool, now - worker_window_us);
     render::json_writer out;
     out.begin_object().key("timeRange");
     render::write_record(out, summary, 0, "timeRange.");
@@ -78,8 +87,7 @@ asio::awaitable<http::response> handle_status_queues(broker_context& ctx, http::
     w.queue = query_name(rc.query, "queue", ctx.limits);
     w.namespace_name = query_name(rc.query, "namespace", ctx.limits);
     w.task = query_name(rc.query, "task", ctx.limits);
-    if (w.queue) w.queue = queue_key(rc.tenant, *w.queue, "queue");
-    w.scope = rc.tenant.sql_scope();
+    w = in_tenant(std::move(w), rc.tenant);
     const auto limit = query_int(rc.query, "limit", 100, 0, 10000);
     const auto offset = query_int(rc.query, "offset", 0, 0, 2147483647);
     const auto queues = co_await store::status_queues(ctx.pool, w, limit, offset, false);
@@ -128,7 +136,8 @@ asio::awaitable<http::response> handle_status_queue(broker_context& ctx, http::r
 // GET /api/v1/status/analytics
 asio::awaitable<http::response> handle_status_analytics(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_status_analytics(rc.query, ctx.limits, util::wall_clock_us());
-    const auto points = co_await store::status_analytics(ctx.pool, req.window, interval_name(req.interval));
+    const auto points =
+        co_await store::status_analytics(ctx.pool, in_tenant(req.window, rc.tenant), interval_name(req.interval));
     render::json_writer out;
     out.begin_object().key("dataPoints");
     render::write_records(out, points);
