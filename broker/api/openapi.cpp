@@ -104,7 +104,7 @@ std::string openapi_document(std::span<const route_spec> routes, std::string_vie
         .field("description",
                "Generated from the broker's route table. x-queen-access is the access level a token needs "
                "when authentication is on (public, read-only, read-write, admin). x-queen-tenancy is what the "
-               "route sees when tenancy is on (outside, tenant, operator, all-tenants; docs/tenancy.md).")
+               "route sees when tenancy is on (outside, tenant, operator; docs/tenancy.md).")
         .end_object()
         .key("paths")
         .begin_object();

@@ -69,10 +69,9 @@ boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, htt
     const std::string_view path = target.substr(0, target.find('?'));
     if (r.access == access_level::anyone) co_return;
     const bool tenancy = !ctx.config.tenancy_header.empty();
-    // With tenancy on, a route that shows every tenant needs admin even on a skipped path.
-    const bool all_tenants =
-        tenancy && (r.tenancy == tenancy_rule::operator_ || r.tenancy == tenancy_rule::all_tenants);
-    if (ctx.auth.enabled() && (!ctx.auth.skips(path) || all_tenants)) {
+    // With tenancy on, an operator route (every tenant's data) needs admin even on a skipped path.
+    const bool operator_route = tenancy && r.tenancy == tenancy_rule::operator_;
+    if (ctx.auth.enabled() && (!ctx.auth.skips(path) || operator_route)) {
         const auth::verification verdict = co_await ctx.auth.authenticate(rc.req[http::bhttp::field::authorization]);
         if (const auto* failure = std::get_if<auth::auth_failure>(&verdict)) {
             // Refused tokens count against the address, so guessing is rate limited too.
@@ -86,7 +85,7 @@ boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, htt
             admit_rate(ctx, "subject ", *who.subject);
         else
             admit_rate(ctx, "address ", rc.client.address());
-        if (!who.may(r.access) || (all_tenants && !rc.caller_admin))
+        if (!who.may(r.access) || (operator_route && !rc.caller_admin))
             throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
         if (tenancy && r.tenancy == tenancy_rule::tenant) rc.tenant = tenant_of(ctx, rc, who.tenant, rc.caller_admin);
     } else {

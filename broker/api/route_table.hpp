@@ -22,13 +22,12 @@ std::string_view access_name(access_level level) noexcept;
 
 // What a route may see when tenancy is on (docs/tenancy.md).
 enum class tenancy_rule {
-    outside,      // public routes: no tenant, no level
-    tenant,       // sees the caller's tenant only: the request names its tenant
-    operator_,    // every tenant's data or the whole system: needs admin, names no tenant
-    all_tenants,  // tenant scope in the contract, still showing every tenant: needs admin
+    outside,    // public routes: no tenant, no level
+    tenant,     // sees the caller's tenant only: the request names its tenant
+    operator_,  // every tenant's data or the whole system: needs admin, names no tenant
 };
 
-// "outside", "tenant", "operator" or "all-tenants".
+// "outside", "tenant" or "operator".
 std::string_view tenancy_name(tenancy_rule rule) noexcept;
 
 using route_handler = boost::asio::awaitable<http::response> (*)(broker_context&, http::request_context&);

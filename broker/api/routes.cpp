@@ -57,7 +57,7 @@ const std::array routes{
                "A stream cycle: state ops, sink pushes and the source ack in one transaction"},
     route_spec{bhttp::get, "/api/v1/resources/queues", handle_list_queues, read_only, tenant,
                "Queues with their counts (stats snapshot)"},
-    route_spec{bhttp::get, "/api/v1/resources/overview", handle_resources_overview, read_only, all_tenants,
+    route_spec{bhttp::get, "/api/v1/resources/overview", handle_resources_overview, read_only, tenant,
                "Counts, lifetime totals, lag and recent throughput of the cluster"},
     route_spec{bhttp::get, "/api/v1/resources/queues/:queue", handle_get_queue, read_only, tenant,
                "A queue and its partitions, counted now"},
@@ -162,10 +162,8 @@ std::string_view tenancy_name(tenancy_rule rule) noexcept {
             return "tenant";
         case tenancy_rule::operator_:
             return "operator";
-        case tenancy_rule::all_tenants:
-            return "all-tenants";
     }
-    return "all-tenants";
+    return "operator";
 }
 
 std::span<const route_spec> route_table() {

@@ -94,9 +94,9 @@ asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status
         pool, "SELECT * FROM queen.status_analytics($1::timestamptz, $2::timestamptz, $3, $4, $5, $6, $7)", params);
 }
 
-asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool) {
-    const std::vector<pg_param> none;
-    co_return co_await records(pool, "SELECT * FROM queen.resources_overview()", none);
+asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool, const std::optional<std::string>& scope) {
+    const std::vector<pg_param> params{optional_text(scope)};
+    co_return co_await records(pool, "SELECT * FROM queen.resources_overview($1)", params);
 }
 
 asio::awaitable<postgres_stats> read_postgres_stats(db::pg_pool& pool, bool every_application) {

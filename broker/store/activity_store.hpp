@@ -49,8 +49,8 @@ boost::asio::awaitable<db::record_set> status_queue_partitions(db::pg_pool& pool
 boost::asio::awaitable<db::record_set> status_analytics(db::pg_pool& pool, const status_window& w,
                                                         const std::string& interval);
 
-// queen.resources_overview: the one row of /api/v1/resources/overview.
-boost::asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool);
+// queen.resources_overview: the one row of /api/v1/resources/overview over the tenant `scope`.
+boost::asio::awaitable<db::record_set> resources_overview(db::pg_pool& pool, const std::optional<std::string>& scope);
 
 // PostgreSQL's statistics of this database and the queen schema (96_postgres_stats.sql).
 struct postgres_stats {

@@ -463,12 +463,16 @@ $$;
 COMMENT ON FUNCTION queen.status_analytics(timestamptz, timestamptz, text, text, text, text, text) IS
   'Messages pushed per minute, hour or day bucket of the window, zero-filled, oldest first.';
 
--- queen.resources_overview(): /api/v1/resources/overview as one row. Counts of queues,
+-- queen.resources_overview(scope): /api/v1/resources/overview as one row. Counts of queues,
 -- partitions (snapshot), namespaces and tasks; lifetime message totals (metrics_totals) with
 -- pending and processing from the snapshot; pop lag over the last 5 minutes in seconds; cursor
 -- lag in offsets from the snapshot; pushed and acknowledged messages per second over the
--- last 5 minutes. Medians and minimums are not tracked: NULL.
-CREATE OR REPLACE FUNCTION queen.resources_overview()
+-- last 5 minutes. Medians and minimums are not tracked: NULL. In a tenant scope
+-- (sql/procedures/21_tenancy.sql) everything covers its queues only: the totals are then the
+-- snapshot's counts and the retained queue_metrics (as status_summary under a filter), and the
+-- recent figures come from its queues' queue_metrics.
+DROP FUNCTION IF EXISTS queen.resources_overview();
+CREATE OR REPLACE FUNCTION queen.resources_overview(p_scope text DEFAULT NULL)
 RETURNS TABLE(queues bigint, partitions bigint, namespaces bigint, tasks bigint,
               "messages.total" bigint, "messages.pending" bigint, "messages.processing" bigint,
               "messages.completed" bigint, "messages.failed" bigint, "messages.deadLetter" bigint,
@@ -479,30 +483,58 @@ RETURNS TABLE(queues bigint, partitions bigint, namespaces bigint, tasks bigint,
               "timestamp" text, "statsAge" integer)
 LANGUAGE sql STABLE
 AS $$
-    WITH snap AS (
+    WITH scoped_queues AS (
+        SELECT q.* FROM queen.queues q WHERE queen.in_tenant_scope(q.tenant, p_scope)
+    ), snap AS (
         SELECT coalesce(sum(c.partitions), 0) AS partitions, coalesce(sum(c.pending), 0) AS pending,
-               coalesce(sum(c.processing), 0) AS processing
+               coalesce(sum(c.processing), 0) AS processing, coalesce(sum(c.total), 0) AS total,
+               coalesce(sum(c.completed), 0) AS completed, coalesce(sum(c.dead_letter), 0) AS dead_letter
           FROM queen.snapshot_queue_counts() c
+         WHERE p_scope IS NULL OR EXISTS (SELECT 1 FROM scoped_queues q WHERE q.id = c.queue_id)
     ), lag AS (
         SELECT sum(g.lag) AS lag, sum(g.cursors) AS cursors, max(g.max_lag) AS max_lag
-          FROM queen.group_stats g WHERE g.snapshot_id = queen.stats_snapshot_id()
+          FROM queen.group_stats g
+         WHERE g.snapshot_id = queen.stats_snapshot_id()
+           AND (p_scope IS NULL OR EXISTS (SELECT 1 FROM scoped_queues q WHERE q.id = g.queue_id))
     ), recent AS (
-        SELECT sum(b.pop_lag_sum_ms) AS lag_sum, sum(b.pop_lag_count) AS lag_count, max(b.pop_lag_max_ms) AS lag_max,
-               coalesce(sum(b.push_messages), 0) AS pushed, coalesce(sum(b.ack_messages), 0) AS acked
-          FROM queen.broker_metrics b
-         WHERE b.minute >= date_trunc('minute', now() - interval '5 minutes')
+        -- Without a scope the brokers' rows (the same sums, fewer rows); in one, its queues'.
+        SELECT CASE WHEN p_scope IS NULL THEN b.lag_sum ELSE m.lag_sum END AS lag_sum,
+               CASE WHEN p_scope IS NULL THEN b.lag_count ELSE m.lag_count END AS lag_count,
+               CASE WHEN p_scope IS NULL THEN b.lag_max ELSE m.lag_max END AS lag_max,
+               CASE WHEN p_scope IS NULL THEN b.pushed ELSE m.pushed END AS pushed,
+               CASE WHEN p_scope IS NULL THEN b.acked ELSE m.acked END AS acked
+          FROM (SELECT sum(b.pop_lag_sum_ms) AS lag_sum, sum(b.pop_lag_count) AS lag_count,
+                       max(b.pop_lag_max_ms) AS lag_max, coalesce(sum(b.push_messages), 0) AS pushed,
+                       coalesce(sum(b.ack_messages), 0) AS acked
+                  FROM queen.broker_metrics b
+                 WHERE p_scope IS NULL AND b.minute >= date_trunc('minute', now() - interval '5 minutes')) b,
+               (SELECT sum(m.pop_lag_sum_ms) AS lag_sum, sum(m.pop_lag_count) AS lag_count,
+                       max(m.pop_lag_max_ms) AS lag_max, coalesce(sum(m.push_messages), 0) AS pushed,
+                       coalesce(sum(m.ack_success + m.ack_failed), 0) AS acked
+                  FROM queen.filtered_queue_metrics(date_trunc('minute', now() - interval '5 minutes'), 'infinity',
+                                                    NULL, NULL, NULL, p_scope) m
+                 WHERE p_scope IS NOT NULL) m
+    ), life AS (
+        SELECT CASE WHEN p_scope IS NULL THEN t.push_messages ELSE snap.total END AS total,
+               CASE WHEN p_scope IS NULL THEN t.ack_success ELSE snap.completed END AS completed,
+               CASE WHEN p_scope IS NULL THEN t.ack_failed ELSE qm.ack_failed END AS failed,
+               CASE WHEN p_scope IS NULL THEN t.dead_lettered ELSE snap.dead_letter END AS dead_letter
+          FROM snap, queen.metrics_totals t,
+               (SELECT coalesce(sum(m.ack_failed), 0) AS ack_failed
+                  FROM queen.filtered_queue_metrics('-infinity', 'infinity', NULL, NULL, NULL, p_scope) m
+                 WHERE p_scope IS NOT NULL) qm
     )
-    SELECT (SELECT count(*) FROM queen.queues), snap.partitions::bigint,
-           (SELECT count(DISTINCT q.namespace) FROM queen.queues q WHERE q.namespace IS NOT NULL),
-           (SELECT count(DISTINCT q.task) FROM queen.queues q WHERE q.task IS NOT NULL),
-           t.push_messages, snap.pending::bigint, snap.processing::bigint, t.ack_success, t.ack_failed,
-           t.dead_lettered,
+    SELECT (SELECT count(*) FROM scoped_queues), snap.partitions::bigint,
+           (SELECT count(DISTINCT q.namespace) FROM scoped_queues q WHERE q.namespace IS NOT NULL),
+           (SELECT count(DISTINCT q.task) FROM scoped_queues q WHERE q.task IS NOT NULL),
+           life.total::bigint, snap.pending::bigint, snap.processing::bigint, life.completed::bigint,
+           life.failed::bigint, life.dead_letter::bigint,
            CASE WHEN recent.lag_count > 0 THEN round(recent.lag_sum / recent.lag_count / 1000.0, 2) END, NULL::numeric,
            NULL::numeric, CASE WHEN recent.lag_count > 0 THEN round(recent.lag_max / 1000.0, 2) END,
            CASE WHEN lag.cursors > 0 THEN round(lag.lag::numeric / lag.cursors, 2) END, NULL::numeric, NULL::numeric,
            lag.max_lag, round(recent.pushed / 300.0, 2), round(recent.acked / 300.0, 2),
            queen.iso_time(now()), queen.stats_age()
-      FROM snap, lag, recent, queen.metrics_totals t
+      FROM snap, lag, recent, life
 $$;
-COMMENT ON FUNCTION queen.resources_overview() IS
-  'The one row of /api/v1/resources/overview: counts, lifetime totals, lag and recent throughput.';
+COMMENT ON FUNCTION queen.resources_overview(text) IS
+  'The one row of /api/v1/resources/overview in a tenant scope: counts, lifetime totals, lag and recent throughput.';

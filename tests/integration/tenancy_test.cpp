@@ -616,6 +616,13 @@ TEST(Tenancy, StatusAndAnalyticsCountOnlyTheCallersQueues) {
     auto whole = as_tenant(c, "acme", "GET", "/api/v1/status");
     EXPECT_EQ(whole.body.find("globex"), std::string::npos) << whole.body;
 
+    auto overview = as_tenant(c, "acme", "GET", "/api/v1/resources/overview");
+    ASSERT_EQ(overview.status, 200) << overview.body;
+    const json ov = overview.json();
+    const long long acme_queues = std::stoll(
+        cluster().run_sql("SELECT count(*) FROM queen.queues WHERE tenant = 'acme'"));
+    EXPECT_EQ(ov["queues"], acme_queues);
+    EXPECT_GE(ov["messages"]["total"].get<long long>(), 3);
     auto ops = as_tenant(c, "acme", "GET", "/api/v1/analytics/queue-ops");
     ASSERT_EQ(ops.status, 200) << ops.body;
     EXPECT_NE(ops.body.find("\"" + q + "\""), std::string::npos) << ops.body;
@@ -674,7 +681,7 @@ TEST_F(TenancyClaims, RoutesOverEveryTenantNeedAdmin) {
     const auto tenant_token = token("read-write", "acme");
     const auto admin = token("admin", std::nullopt);
     for (const char* target : {"/metrics", "/metrics/prometheus", "/api/v1/status/buffers",
-                               "/api/v1/resources/overview", "/api/v1/analytics/system-metrics",
+                               "/api/v1/analytics/system-metrics",
                                "/api/v1/analytics/worker-metrics", "/api/v1/system/maintenance"}) {
         // Public by JWT_SKIP_PATHS or read-only without tenancy: with tenancy, admin only.
         EXPECT_EQ(as_tenant(c, "", "GET", target).status, 401) << target;

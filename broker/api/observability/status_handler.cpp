@@ -149,8 +149,8 @@ asio::awaitable<http::response> handle_status_analytics(broker_context& ctx, htt
 }
 
 // GET /api/v1/resources/overview
-asio::awaitable<http::response> handle_resources_overview(broker_context& ctx, http::request_context&) {
-    const auto overview = co_await store::resources_overview(ctx.pool);
+asio::awaitable<http::response> handle_resources_overview(broker_context& ctx, http::request_context& rc) {
+    const auto overview = co_await store::resources_overview(ctx.pool, rc.tenant.sql_scope());
     render::json_writer out;
     render::write_record(out, overview, 0);
     co_return json_ok(out);
