@@ -1,5 +1,6 @@
 #include "metrics/exposition.hpp"
 
+#include "metrics/tenant_labels.hpp"
 #include "schema/codec_path.hpp"
 
 #include <prometheus/text_serializer.h>
@@ -173,6 +174,7 @@ std::string render_exposition(prometheus_metrics& metrics, const scrape_state& s
             out.push_back(family(std::string(f.name), std::string(f.help), f.type, std::move(samples)));
     }
     for (auto& f : metrics.collect()) out.push_back(std::move(f));
+    if (s.tenancy_default) split_tenant_labels(out, *s.tenancy_default);
     return prometheus::TextSerializer().Serialize(out);
 }
 

@@ -27,6 +27,9 @@ struct scrape_state {
     // The latest queen.metrics_scrape() answer; nullopt when the database has not answered.
     std::optional<std::vector<store::metrics_sample>> database;
     bool database_healthy = false;  // the latest fetch succeeded
+    // With tenancy on, the tenant that owns the queues stored without one: per-queue series
+    // then carry a tenant label (metrics/tenant_labels.hpp). nullopt: tenancy off.
+    std::optional<std::string> tenancy_default;
 };
 
 // The families of one scrape, in the text exposition format (version 0.0.4).

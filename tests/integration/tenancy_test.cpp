@@ -634,6 +634,22 @@ TEST(Tenancy, StatusAndAnalyticsCountOnlyTheCallersQueues) {
     }
 }
 
+TEST(Tenancy, PrometheusPerQueueSeriesCarryTheTenant) {
+    broker_process b(cluster().conninfo(), tenancy_env());
+    auto c = client_of(b);
+    const auto q = unique_name("tenancy-prom");
+    ASSERT_EQ(as_tenant(c, "acme", "POST", "/api/v1/push", push_items(q, "acme", 2).dump()).status, 201);
+    ASSERT_EQ(as_tenant(c, "default", "POST", "/api/v1/push", push_items(q, "default", 1).dump()).status, 201);
+    auto scrape = as_tenant(c, "", "GET", "/metrics/prometheus");
+    ASSERT_EQ(scrape.status, 200);
+    EXPECT_NE(scrape.body.find("queen_messages_published_total{tenant=\"acme\",queue=\"" + q + "\"} 2"),
+              std::string::npos)
+        << scrape.body.substr(0, 4000);
+    EXPECT_NE(scrape.body.find("queen_messages_published_total{tenant=\"default\",queue=\"" + q + "\"} 1"),
+              std::string::npos);
+    EXPECT_EQ(scrape.body.find('\x1f'), std::string::npos);
+}
+
 class TenancyClaims : public ::testing::Test {
 protected:
     static std::map<std::string, std::string> env() {

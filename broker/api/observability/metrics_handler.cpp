@@ -85,6 +85,7 @@ boost::asio::awaitable<http::response> handle_metrics_prometheus(broker_context&
     state.notifications_received = ctx.notifier.received();
     state.database = std::move(cached.rows);
     state.database_healthy = cached.healthy;
+    if (!ctx.config.tenancy_header.empty()) state.tenancy_default = ctx.config.tenancy_default;
     http::response res{http::bhttp::status::ok, 11};
     res.set(http::bhttp::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
     res.set(http::bhttp::field::cache_control, "no-cache");
