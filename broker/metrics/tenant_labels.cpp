@@ -11,7 +11,8 @@ void split_tenant_labels(std::vector<prometheus::MetricFamily>& families, const 
     for (auto& family : families)
         for (auto& metric : family.metric) {
             auto& labels = metric.label;
-            const auto queue = std::find_if(labels.begin(), labels.end(), [](const auto& l) { return l.name == "queue"; });
+            const auto queue =
+                std::find_if(labels.begin(), labels.end(), [](const auto& l) { return l.name == "queue"; });
             if (queue == labels.end()) continue;
             std::string tenant;
             if (queue->value == queue_label_cap::other) {

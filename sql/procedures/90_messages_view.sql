@@ -3,9 +3,11 @@
 -- 'zstd' and NULL payload columns). payload is jsonb (see queen.payload_jsonb);
 -- payload_text is the JSON text exactly as stored. Filters on queue, partition or partition_id touch
 -- only that partition's segments. For a lookup by id use queen.message(id), which reads
--- exactly one segment.
+-- exactly one segment. queue is the stored key; tenant and queue_name are its tenant and its
+-- name there (docs/tenancy.md). The view runs with the reader's rights, so a tenant's database
+-- role sees its own messages only (migration 26).
 
-CREATE OR REPLACE VIEW queen.messages AS
+CREATE OR REPLACE VIEW queen.messages WITH (security_invoker = true) AS
 SELECT queen.message_id(s.partition_id, s.first_offset + f.idx) AS id,
        q.name AS queue,
        p.name AS partition,
@@ -17,7 +19,9 @@ SELECT queen.message_id(s.partition_id, s.first_offset + f.idx) AS id,
        queen.payload_jsonb(f.payload) AS payload,
        s.created_at,
        CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END AS codec,
-       f.payload AS payload_text
+       f.payload AS payload_text,
+       q.tenant,
+       queen.queue_local_name(q.name) AS queue_name
   FROM queen.log_segments s
   JOIN queen.log_partitions p ON p.id = s.partition_id
   JOIN queen.queues q ON q.id = p.queue_id
@@ -30,7 +34,8 @@ LANGUAGE sql STABLE
 AS $$
     SELECT queen.message_id(s.partition_id, s.first_offset + f.idx), q.name, p.name, s.partition_id,
            s.first_offset + f.idx, f.transaction_id, f.trace_id, f.producer_sub, queen.payload_jsonb(f.payload),
-           s.created_at, CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END, f.payload
+           s.created_at, CASE s.codec WHEN 0 THEN 'raw' WHEN 1 THEN 'zstd' ELSE 'unknown' END, f.payload,
+           q.tenant, queen.queue_local_name(q.name)
       FROM (SELECT * FROM queen.log_segments seg
              WHERE seg.partition_id = queen.message_id_partition(p_id)
                AND seg.last_offset >= queen.message_id_offset(p_id)

@@ -1,9 +1,11 @@
 -- Views for a database administrator at psql (docs/operations.md). Each is counted live, with
 -- the rule of 68_stats.sql ("Counts"), and costs O(what it covers): filter them by queue.
--- The broker never reads them.
+-- The broker never reads them. queue is the stored key; tenant and queue_name are its tenant
+-- and its name there. They run with the reader's rights, so a tenant's database role sees its
+-- own rows only (migration 26).
 
 -- queen.consumer_lag: one row per cursor: how far the group is behind on the partition.
-CREATE OR REPLACE VIEW queen.consumer_lag AS
+CREATE OR REPLACE VIEW queen.consumer_lag WITH (security_invoker = true) AS
 SELECT q.name AS queue,
        p.name AS partition,
        c.partition_id,
@@ -17,7 +19,9 @@ SELECT q.name AS queue,
            AS time_lag_seconds,
        CASE WHEN l.live THEN c.lease_id END AS lease_id,
        CASE WHEN l.live THEN c.lease_expires_at END AS lease_expires_at,
-       c.committed_at AS last_moved_at
+       c.committed_at AS last_moved_at,
+       q.tenant,
+       queen.queue_local_name(q.name) AS queue_name
   FROM queen.log_consumers c
   JOIN queen.log_partitions p ON p.id = c.partition_id
   JOIN queen.queues q ON q.id = c.queue_id
@@ -28,7 +32,7 @@ COMMENT ON VIEW queen.consumer_lag IS
 
 -- queen.queue_depth: one row per queue: its counts now (the listing routes read the same
 -- numbers from the stats snapshot), and its oldest waiting message.
-CREATE OR REPLACE VIEW queen.queue_depth AS
+CREATE OR REPLACE VIEW queen.queue_depth WITH (security_invoker = true) AS
 SELECT q.name AS queue,
        q.namespace,
        q.task,
@@ -39,11 +43,13 @@ SELECT q.name AS queue,
        coalesce(sum(s.completed), 0)::bigint AS completed,
        coalesce(sum(s.dead_letter), 0)::bigint AS dead_letters,
        min(s.oldest_waiting_at) AS oldest_waiting_at,
-       max(s.newest_at) AS newest_at
+       max(s.newest_at) AS newest_at,
+       q.tenant,
+       queen.queue_local_name(q.name) AS queue_name
   FROM queen.queues q
   LEFT JOIN queen.log_partitions p ON p.queue_id = q.id
   LEFT JOIN LATERAL queen.partition_stats(ARRAY[p.id]) s ON true
- GROUP BY q.id, q.name, q.namespace, q.task;
+ GROUP BY q.id, q.name, q.namespace, q.task, q.tenant;
 COMMENT ON VIEW queen.queue_depth IS
   'Per queue: partitions, total, pending, processing, completed, dead letters, oldest waiting message.';
 
@@ -51,7 +57,7 @@ COMMENT ON VIEW queen.queue_depth IS
 -- the message's status for that group alone (queen.message_status_rule, 73_browse.sql):
 -- deleted (a tombstone), dead_letter (a dead letter of that group), completed (at or below the
 -- cursor), processing (inside a live lease), else pending. Filter it by queue (and partition).
-CREATE OR REPLACE VIEW queen.message_status AS
+CREATE OR REPLACE VIEW queen.message_status WITH (security_invoker = true) AS
 SELECT m.id,
        m.queue,
        m.partition,
@@ -69,7 +75,9 @@ SELECT m.id,
                       AND d.consumer_group = c.consumer_group),
            c.committed,
            CASE WHEN c.lease_id IS NOT NULL AND c.lease_expires_at > now() THEN c.lease_end END,
-           '{}') AS status
+           '{}') AS status,
+       m.tenant,
+       m.queue_name
   FROM queen.messages m
   JOIN queen.log_consumers c ON c.partition_id = m.partition_id;
 COMMENT ON VIEW queen.message_status IS

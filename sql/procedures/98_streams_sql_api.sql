@@ -96,10 +96,12 @@ $$;
 COMMENT ON FUNCTION queen.stream_commit(uuid, bigint, text, jsonb, jsonb, jsonb, boolean) IS
   'One stream cycle from JSON parts (state ops, push items, ack), all or nothing, as POST /streams/v1/cycle.';
 
--- queen.stream_states: every live state row with its query and source partition by name.
-CREATE OR REPLACE VIEW queen.stream_states AS
+-- queen.stream_states: every live state row with its query and source partition by name, and
+-- the query's tenant; with the reader's rights (a tenant's role sees its own, migration 26).
+CREATE OR REPLACE VIEW queen.stream_states WITH (security_invoker = true) AS
 SELECT sq.name AS query, sq.id AS query_id, q.name AS source_queue, p.name AS partition, s.partition_id,
-       s.key::text AS key, s.value, pg_column_size(s.value) AS value_bytes, s.updated_at
+       s.key::text AS key, s.value, pg_column_size(s.value) AS value_bytes, s.updated_at,
+       queen.queue_key_tenant(sq.name) AS tenant
   FROM queen.stream_state s
   JOIN queen.stream_queries sq ON sq.id = s.query_id
   LEFT JOIN queen.log_partitions p ON p.id = s.partition_id
