@@ -37,8 +37,12 @@ std::string http_result::describe() const {
 }
 
 http_client::http_client(asio::any_io_executor strand, asio::ip::tcp::resolver::results_type endpoints,
-                         std::string host_header)
-    : stream_(strand), timer_(strand), endpoints_(std::move(endpoints)), host_header_(std::move(host_header)) {}
+                         std::string host_header, std::vector<std::pair<std::string, std::string>> headers)
+    : stream_(strand),
+      timer_(strand),
+      endpoints_(std::move(endpoints)),
+      host_header_(std::move(host_header)),
+      headers_(std::move(headers)) {}
 
 void http_client::close() {
     beast::error_code ignored;
@@ -92,6 +96,7 @@ asio::awaitable<http_result> http_client::request(bhttp::verb verb, const std::s
     bhttp::request<bhttp::string_body> req(verb, target, 11);
     req.set(bhttp::field::host, host_header_);
     req.set(bhttp::field::user_agent, "queen_bench");
+    for (const auto& [name, value] : headers_) req.set(name, value);
     req.keep_alive(true);
     if (verb == bhttp::verb::post || !body.empty()) {
         req.set(bhttp::field::content_type, "application/json");

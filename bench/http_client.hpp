@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace queen::bench {
 
@@ -31,8 +32,9 @@ std::string url_encode(const std::string& s);
 
 class http_client {
 public:
+    // `headers` are sent with every request (besides Host, User-Agent and Content-Type).
     http_client(boost::asio::any_io_executor strand, boost::asio::ip::tcp::resolver::results_type endpoints,
-                std::string host_header);
+                std::string host_header, std::vector<std::pair<std::string, std::string>> headers = {});
 
     boost::asio::any_io_executor get_executor() { return stream_.get_executor(); }
 
@@ -60,6 +62,7 @@ private:
     boost::asio::steady_timer timer_;
     boost::asio::ip::tcp::resolver::results_type endpoints_;
     std::string host_header_;
+    std::vector<std::pair<std::string, std::string>> headers_;
     boost::beast::flat_buffer buffer_;
     bool connected_ = false;
     std::size_t connects_ = 0;

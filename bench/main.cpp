@@ -152,7 +152,7 @@ int run(const options& o) {
     run_control control(o.quiet);
     std::vector<std::unique_ptr<http_client>> clients;
     for (std::size_t i = 0; i < o.producers + o.consumers; ++i) {
-        clients.push_back(std::make_unique<http_client>(asio::make_strand(ioc), endpoints, host_header));
+        clients.push_back(std::make_unique<http_client>(asio::make_strand(ioc), endpoints, host_header, o.headers));
         control.add_client(clients.back().get());
     }
     std::vector<producer_stats> pstats(o.producers);

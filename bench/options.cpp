@@ -144,6 +144,15 @@ bool parse_options(int argc, char** argv, options& o) {
             std::cout << usage_text();
             return false;
         } else if (arg == "--url") o.url = next();
+        else if (arg == "--header") {
+            const std::string v = next();
+            const auto colon = v.find(':');
+            if (colon == std::string::npos || colon == 0)
+                throw usage_error(fmt::format("--header needs NAME:VALUE, got '{}'", v));
+            std::string header_value = v.substr(colon + 1);
+            header_value.erase(0, header_value.find_first_not_of(' '));
+            o.headers.emplace_back(v.substr(0, colon), std::move(header_value));
+        }
         else if (arg == "--messages") o.messages = parse_size(arg, next(), 1, 1u << 31), o.messages_given = true;
         else if (arg == "--partitions") o.partitions = parse_size(arg, next(), 1, 1000000);
         else if (arg == "--connections") o.connections = parse_size(arg, next(), 1, 10000);

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace queen::bench {
 
@@ -16,6 +18,8 @@ struct options {
     std::string host = "127.0.0.1";  // parsed from url
     std::string port = "6632";       // parsed from url
     std::string base_path;           // parsed from url, without a trailing '/'
+    // --header NAME:VALUE (repeatable): sent with every request, e.g. a tenant header.
+    std::vector<std::pair<std::string, std::string>> headers;
 
     std::size_t messages = 100000;  // duration mode: the most seqs the producers may use
     bool messages_given = false;

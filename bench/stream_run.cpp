@@ -71,9 +71,9 @@ double cpu_seconds() {
 struct side_clients {
     std::vector<std::unique_ptr<http_client>> all;
     side_clients(asio::io_context& ioc, const asio::ip::tcp::resolver::results_type& endpoints,
-                 const std::string& host_header, std::size_t n) {
+                 const std::string& host_header, const options& o, std::size_t n) {
         for (std::size_t i = 0; i < n; ++i)
-            all.push_back(std::make_unique<http_client>(asio::make_strand(ioc), endpoints, host_header));
+            all.push_back(std::make_unique<http_client>(asio::make_strand(ioc), endpoints, host_header, o.headers));
     }
 };
 
@@ -165,7 +165,7 @@ state_totals read_state_totals(asio::io_context& ioc, const options& o, const st
                                const asio::ip::tcp::resolver::results_type& endpoints, const std::string& host_header,
                                std::size_t parallel) {
     state_totals t;
-    side_clients clients(ioc, endpoints, host_header, parallel);
+    side_clients clients(ioc, endpoints, host_header, o, parallel);
     std::vector<std::string> ids;
     asio::co_spawn(clients.all[0]->get_executor(), source_partitions(o, s, *clients.all[0], ids, t.error),
                    asio::detached);
@@ -231,7 +231,7 @@ int run_stream(const options& o) {
     facts.setup = make_stream_setup(o);
     {
         std::string error;
-        side_clients one(ioc, endpoints, host_header, 1);
+        side_clients one(ioc, endpoints, host_header, o, 1);
         asio::co_spawn(one.all[0]->get_executor(), register_query(o, facts.setup, *one.all[0], error), asio::detached);
         run_phase(ioc);
         if (!error.empty()) {
@@ -252,7 +252,7 @@ int run_stream(const options& o) {
     run_control control(o.quiet);
     std::vector<std::unique_ptr<http_client>> clients;
     for (std::size_t i = 0; i < o.producers + o.consumers; ++i) {
-        clients.push_back(std::make_unique<http_client>(asio::make_strand(ioc), endpoints, host_header));
+        clients.push_back(std::make_unique<http_client>(asio::make_strand(ioc), endpoints, host_header, o.headers));
         control.add_client(clients.back().get());
     }
     std::vector<producer_stats> pstats(o.producers);
@@ -328,7 +328,7 @@ int run_stream(const options& o) {
     // ---- after: the state again, and the query's overview (source lag)
     facts.after = read_state_totals(ioc, o, facts.setup, endpoints, host_header, parallel);
     {
-        side_clients one(ioc, endpoints, host_header, 1);
+        side_clients one(ioc, endpoints, host_header, o, 1);
         asio::co_spawn(one.all[0]->get_executor(), read_overview_entry(o, facts.setup, *one.all[0], facts.overview),
                        asio::detached);
         run_phase(ioc);

@@ -9,6 +9,7 @@ std::string usage_text() {
 
 Usage: queen_bench [options]
   --url URL              broker base URL (default http://127.0.0.1:6632)
+  --header NAME:VALUE    a header sent with every request, e.g. X-Tenant:bench (repeatable)
   --mode push|consume|both|pipeline|stream
                          push: produce only; consume: pop+ack an existing backlog of
                          --messages messages; both: produce and consume concurrently (default);
