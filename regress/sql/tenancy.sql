@@ -23,6 +23,8 @@ SELECT item, status FROM queen.push(
     ARRAY['p', 'p', 'p'], ARRAY[1, 1, 1], ARRAY['t1', 't1', 't1'], ARRAY[NULL, NULL, NULL]::uuid[],
     ARRAY[NULL, NULL, NULL]::text[], ARRAY['"a"', '"g"', '"d"']) ORDER BY item;
 SELECT replace(name, E'\x1f', '|') AS stored_key, tenant FROM queen.queues WHERE name LIKE '%ten_orders' ORDER BY 1;
+-- The generated column (migration 25) and queen.queue_key_tenant spell one rule: they agree.
+SELECT count(*) AS disagreeing FROM queen.queues WHERE tenant IS DISTINCT FROM queen.queue_key_tenant(name);
 SELECT replace(queue, E'\x1f', '|') AS queue, payload FROM queen.messages WHERE queue LIKE '%ten_orders' ORDER BY 1;
 
 SELECT p.id AS acme_p FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id
