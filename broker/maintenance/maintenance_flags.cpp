@@ -71,6 +71,7 @@ void maintenance_flags::on_notification(const std::string& payload) {
     try {
         auto j = nlohmann::json::parse(payload);
         if (j.contains("push") && j["push"].is_boolean() && j.contains("pop") && j["pop"].is_boolean()) {
+            state_->changes.fetch_add(1);
             apply(state_, j["push"].get<bool>(), j["pop"].get<bool>());
             return;
         }
@@ -94,9 +95,11 @@ asio::awaitable<void> maintenance_flags::run() {
         if (!st->refresh_now.exchange(false) && std::chrono::steady_clock::now() < next) continue;
         next = std::chrono::steady_clock::now() + refresh_;
         try {
+            const std::uint64_t changes_before = st->changes.load();
             const auto flags = co_await store::read_maintenance(pool_);
             if (st->stopped) break;
-            apply(st, flags.push, flags.pop);
+            // A set or a notification while the read ran is newer than what it read.
+            if (st->changes.load() == changes_before) apply(st, flags.push, flags.pop);
             if (failing) log::info("maintenance: flags readable again");
             failing = false;
         } catch (const std::exception& e) {
@@ -108,6 +111,7 @@ asio::awaitable<void> maintenance_flags::run() {
 
 asio::awaitable<void> maintenance_flags::set(std::optional<bool> push, std::optional<bool> pop) {
     const auto flags = co_await store::set_maintenance(pool_, push, pop);
+    state_->changes.fetch_add(1);
     apply(state_, flags.push, flags.pop);
 }
 

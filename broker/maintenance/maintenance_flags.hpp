@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -69,6 +70,9 @@ private:
         std::atomic<bool> pop{false};
         std::atomic<bool> stopped{false};
         std::atomic<bool> refresh_now{false};
+        // Bumped by every change known to be newer than any read in flight (a set, a
+        // notification): a periodic read that began before it must not apply its older flags.
+        std::atomic<std::uint64_t> changes{0};
         std::mutex mu;
         std::function<void()> push_resumed;
     };
