@@ -62,6 +62,15 @@ domain::tenant_scope tenant_of(const broker_context& ctx, const http::request_co
     return domain::tenant_scope(std::move(tenant), is_default);
 }
 
+// Takes one request from the tenant's bucket (QUEEN_TENANT_RATE_LIMIT_PER_SECOND), or
+// refuses it with 429 and Retry-After.
+void admit_tenant_rate(broker_context& ctx, const domain::tenant_scope& tenant) {
+    if (!ctx.tenant_rate_limiter.enabled() || !tenant.tenancy_on()) return;
+    if (const int wait = ctx.tenant_rate_limiter.take(tenant.tenant()); wait > 0)
+        throw api_error(error_code::too_many_requests,
+                        "tenant request rate limit exceeded; retry after " + std::to_string(wait) + " s", wait);
+}
+
 }  // namespace
 
 boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, http::request_context& rc) {
@@ -93,6 +102,7 @@ boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, htt
         admit_rate(ctx, "address ", rc.client.address());
         if (tenancy && r.tenancy == tenancy_rule::tenant) rc.tenant = tenant_of(ctx, rc, std::nullopt, true);
     }
+    admit_tenant_rate(ctx, rc.tenant);
 }
 
 }  // namespace queen::api

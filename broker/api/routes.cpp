@@ -136,6 +136,8 @@ const std::array routes{
                "The maintenance flags"},
     route_spec{bhttp::post, "/api/v1/system/maintenance/pop", handle_set_pop_maintenance, admin, operator_,
                "Switch pop maintenance"},
+    route_spec{bhttp::get, "/api/v1/system/tenants", handle_list_tenants, admin, operator_,
+               "Tenants with their queues and stored bytes, and the per-tenant limits"},
 };
 
 }  // namespace

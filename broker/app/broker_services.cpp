@@ -56,8 +56,9 @@ services::pop_fusion_options pop_fusion_options_of(const config::broker_config& 
             [&prometheus](std::size_t requests) { prometheus.fused_pop_call(requests); }};
 }
 
-spool::drainer_options drainer_options_of(metrics::prometheus_metrics& prometheus) {
+spool::drainer_options drainer_options_of(const config::broker_config& cfg, metrics::prometheus_metrics& prometheus) {
     spool::drainer_options o;
+    o.past_tenant_queue_limit = cfg.per_tenant.max_queues > 0;
     o.on_drained_item = [&prometheus](const std::string& queue, bool stored) {
         if (stored)
             prometheus.published(queue, 1);
@@ -124,7 +125,7 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
       ack_fusion_(ioc.get_executor(), pool_, {cfg.ack_fusion_wait, cfg.max_push_items, cfg.ack_fusion_max_inflight}),
       pop_fusion_(ioc.get_executor(), pool_, pop_fusion_options_of(cfg, prometheus_)),
       flags_(ioc.get_executor(), pool_, database.initial_flags(), cfg.maintenance_refresh),
-      drainer_(ioc.get_executor(), pool_, notifier_, flags_, spool_, drainer_options_of(prometheus_)),
+      drainer_(ioc.get_executor(), pool_, notifier_, flags_, spool_, drainer_options_of(cfg, prometheus_)),
       listener_(ioc.get_executor(), database.listener_conninfo(),
                 {services::push_notifier::channel, maintenance::maintenance_flags::channel},
                 listener_handlers_of(notifier_, flags_, waiters_)),
@@ -135,6 +136,8 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
       scrape_(pool_),
       authentication_(ioc.get_executor(), cfg.auth),
       rate_limiter_(cfg.abuse.rate_per_second, cfg.abuse.rate_burst),
+      tenant_rate_limiter_(cfg.per_tenant.rate_per_second, cfg.per_tenant.rate_burst),
+      tenant_bytes_(pool_, cfg.per_tenant.max_bytes, cfg.stats_interval),
       parse_budget_(cfg.abuse.json_parse_budget_bytes),
       housekeeping_(ioc.get_executor(), housekeeper_options_of(cfg, database, prometheus_)),
       ctx_{cfg,
@@ -161,7 +164,10 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
            std::chrono::steady_clock::now(),
            authentication_,
            rate_limiter_,
-           http::per_client_slots(cfg.abuse.max_longpolls_per_client)} {
+           http::per_client_slots(cfg.abuse.max_longpolls_per_client),
+           tenant_rate_limiter_,
+           http::per_client_slots(cfg.per_tenant.max_longpolls),
+           tenant_bytes_} {
     const auto& initial = database.initial_flags();
     log::info("spool: {} ({}); push maintenance {}, pop maintenance {}", spool_.path().string(),
               spool_.recovery_summary(), initial.push ? "ON" : "off", initial.pop ? "ON" : "off");

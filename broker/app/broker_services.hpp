@@ -23,6 +23,7 @@
 #include "services/push_notifier.hpp"
 #include "services/queue_settings.hpp"
 #include "services/rate_limiter.hpp"
+#include "services/tenant_bytes.hpp"
 #include "spool/spool_drainer.hpp"
 #include "spool/spool_file.hpp"
 #include "util/memory_budget.hpp"
@@ -69,6 +70,8 @@ private:
     metrics::scrape_cache scrape_;
     auth::authenticator authentication_;
     services::rate_limiter rate_limiter_;
+    services::rate_limiter tenant_rate_limiter_;
+    services::tenant_bytes tenant_bytes_;
     util::memory_budget parse_budget_;
     services::housekeeper housekeeping_;
     api::broker_context ctx_;

@@ -18,6 +18,7 @@ db::connection_settings connection_settings_of(const config::broker_config& cfg)
     s.tcp_user_timeout = cfg.db_tcp_user_timeout;
     if (!cfg.embedded) s.sslmode = cfg.db_sslmode;
     s.statement_timeout = cfg.db_statement_timeout;
+    s.tenant_max_queues = cfg.per_tenant.max_queues;
     return s;
 }
 

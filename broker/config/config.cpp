@@ -326,6 +326,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     note_unread_settings(env, c);
     c.auth = auth_from_map(env);
     read_tenancy(r, c);
+    c.per_tenant = read_tenant_limits(r, !c.tenancy_header.empty());
     if (c.threads == 0) c.threads = std::max(2u, std::thread::hardware_concurrency());
     if (c.pool_size == 0) c.pool_size = std::max<std::size_t>(4, 2 * std::thread::hardware_concurrency());
     if (c.push_fusion_max_inflight == 0) c.push_fusion_max_inflight = std::max<std::size_t>(1, c.pool_size / 2);
@@ -416,6 +417,11 @@ std::string describe(const broker_config& c) {
         {"tenancy_header", c.tenancy_header.empty() ? std::string("none (tenancy off)") : c.tenancy_header},
         {"tenancy_claim", c.auth.tenant_claim.empty() ? std::string("none") : c.auth.tenant_claim},
         {"tenancy_default", c.tenancy_default},
+        {"tenant_rate_limit_per_second", fmt::format("{}", c.per_tenant.rate_per_second)},
+        {"tenant_rate_limit_burst", fmt::format("{}", c.per_tenant.rate_burst)},
+        {"tenant_max_longpolls", std::to_string(c.per_tenant.max_longpolls)},
+        {"tenant_max_queues", std::to_string(c.per_tenant.max_queues)},
+        {"tenant_max_bytes", std::to_string(c.per_tenant.max_bytes)},
     };
     std::string out = "config:";
     for (const auto& [label, value] : values) {

@@ -3,6 +3,7 @@
 #include "config/abuse_limits.hpp"
 #include "config/auth_env.hpp"
 #include "config/limits.hpp"
+#include "config/tenant_limits.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -91,6 +92,7 @@ struct broker_config {
     // (QUEEN_TENANCY_CLAIM) is auth.tenant_claim.
     std::string tenancy_header;               // QUEEN_TENANCY_HEADER
     std::string tenancy_default = "default";  // QUEEN_TENANCY_DEFAULT
+    tenant_limits per_tenant;                 // per-tenant limits (config/tenant_limits.hpp)
     abuse_limits abuse;                       // per-client limits (config/abuse_limits.hpp)
     // Origins whose pages may call the broker from a browser (QUEEN_CORS_ORIGINS,
     // config/cors_origins.hpp): none by default, {"*"} for any.

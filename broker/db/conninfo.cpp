@@ -97,15 +97,19 @@ std::string hardened_conninfo(const std::string& conninfo, const connection_sett
     if (!s.sslmode.empty()) add("sslmode", s.sslmode);
     // The broker writes: a standby (or a primary demoted after a failover) is passed over.
     add("target_session_attrs", "read-write");
-    if (role == connection_role::requests && s.statement_timeout.count() > 0) {
+    if (role == connection_role::requests) {
         // The operator's options (or PGOPTIONS, which an explicit options would override)
         // are kept; a statement_timeout of theirs wins.
         std::string options = p.effective("options", env).value_or("");
-        if (options.find("statement_timeout") == std::string::npos) {
+        const std::string given = options;
+        auto append = [&](const std::string& option) {
             if (!options.empty()) options += ' ';
-            options += fmt::format("-c statement_timeout={}", s.statement_timeout.count());
-            p.set("options", options);
-        }
+            options += option;
+        };
+        if (s.statement_timeout.count() > 0 && options.find("statement_timeout") == std::string::npos)
+            append(fmt::format("-c statement_timeout={}", s.statement_timeout.count()));
+        if (s.tenant_max_queues > 0) append(fmt::format("-c queen.tenant_max_queues={}", s.tenant_max_queues));
+        if (options != given) p.set("options", options);
     }
     std::string out;
     for (const auto& [k, v] : p.given) {

@@ -3,6 +3,7 @@
 // key=value, possibly multi-host) with the broker's hardening added where the operator left a
 // parameter unset (docs/deployment.md, "Database connections").
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -17,6 +18,9 @@ struct connection_settings {
     std::chrono::milliseconds tcp_user_timeout{5000};    // 0: leave the kernel's
     std::string sslmode;                                 // empty: leave it to the conninfo and libpq
     std::chrono::milliseconds statement_timeout{30000};  // request connections only; 0: none
+    // QUEEN_TENANT_MAX_QUEUES, read by queen.check_tenant_queue_limit() from the setting
+    // queen.tenant_max_queues; request connections only; 0: not set.
+    std::uint64_t tenant_max_queues = 0;
 };
 
 // What a connection is for: only request connections get the statement timeout (the
@@ -29,7 +33,8 @@ using env_lookup = std::function<const char*(const char*)>;
 // `conninfo` as key=value text with, where neither it nor libpq's environment variable sets
 // them: keepalives=1 and their idle/interval/count, tcp_user_timeout, sslmode (when the
 // settings name one), target_session_attrs=read-write, and, for request connections,
-// options=-c statement_timeout=N (appended to the operator's options unless they set it).
+// options=-c statement_timeout=N (appended to the operator's options unless they set it) and,
+// when set, -c queen.tenant_max_queues=N.
 // Throws std::invalid_argument when the conninfo does not parse.
 std::string hardened_conninfo(const std::string& conninfo, const connection_settings& settings, connection_role role,
                               const env_lookup& env = &std::getenv);

@@ -113,7 +113,8 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
     // An item that may have committed before the outage is probed for since a little before
     // it was accepted.
     std::vector<std::optional<std::int64_t>> probe_since;
-    if (any_in_doubt) {
+    const bool through_push_spooled = any_in_doubt || options_.past_tenant_queue_limit;
+    if (through_push_spooled) {
         const auto margin_us = std::chrono::duration_cast<std::chrono::microseconds>(options_.probe_margin).count();
         for (const auto& rec : batch.records)
             probe_since.push_back(rec.in_doubt ? std::optional<std::int64_t>(rec.accepted_at_us - margin_us)
@@ -124,7 +125,7 @@ asio::awaitable<std::size_t> spool_drainer::drain_once() {
     std::vector<domain::push_outcome> outcomes;
     for (int attempt = 1;; ++attempt) {
         try {
-            if (any_in_doubt) {
+            if (through_push_spooled) {
                 outcomes = co_await store::push_spooled(pool_, items, probe_since);
             } else {
                 const std::vector<const std::vector<domain::push_item>*> request{&items};

@@ -32,6 +32,9 @@ struct drainer_options {
     // Subtracted from a record's acceptance time to bound the probe of an in-doubt record
     // (covers clock skew between the broker and PostgreSQL).
     std::chrono::seconds probe_margin{300};
+    // Every batch goes through queen.push_spooled, which lifts QUEEN_TENANT_MAX_QUEUES: a
+    // spooled push was accepted, so its queue is created even past its tenant's limit.
+    bool past_tenant_queue_limit = false;
     // Called after each drained batch committed, per item: its queue, and false for a duplicate.
     std::function<void(const std::string& queue, bool stored)> on_drained_item;
 };

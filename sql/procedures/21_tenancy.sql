@@ -18,6 +18,10 @@
 --   a single one (a message's detail, deletion and traces).
 -- queen.scoped_stream_query_id(query id, scope): the id of a stream query in the scope (its
 --   name is a key like a queue's), else the nil UUID, which names no query.
+-- queen.sql_api_queue_key(name, tenant): the stored key of a queue named in the SQL-level API
+--   (80_sql_api.sql) for a tenant (NULL: the name is the key, as with tenancy off; '': the
+--   default tenant's queues, stored under bare names); raises 22023 for an invalid tenant name,
+--   or a name holding U+001F while a tenant is given.
 -- queen.scoped_lease_id(lease id, scope): the lease id, or NULL when a cursor holding it
 --   belongs to a queue outside the scope.
 
@@ -115,3 +119,24 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.scoped_stream_query_id(uuid, text) IS
   'The stream query id, or the nil UUID (no query) when the query is outside the tenant scope.';
+
+CREATE OR REPLACE FUNCTION queen.sql_api_queue_key(p_name text, p_tenant text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+AS $$
+BEGIN
+    IF p_tenant IS NULL THEN
+        RETURN p_name;
+    END IF;
+    IF octet_length(p_tenant) > 128 OR p_tenant ~ '[[:cntrl:]]' THEN
+        RAISE EXCEPTION 'tenant must be at most 128 bytes without control characters' USING ERRCODE = '22023';
+    END IF;
+    IF strpos(p_name, E'\x1f') > 0 THEN
+        RAISE EXCEPTION 'a queue name must not hold the character U+001F when a tenant is given'
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN queen.tenant_queue_key(p_name, p_tenant);
+END;
+$$;
+COMMENT ON FUNCTION queen.sql_api_queue_key(text, text) IS
+  'The stored key of a queue the SQL-level API names for a tenant (NULL: the name as it is).';

@@ -107,11 +107,16 @@ BEGIN
     END IF;
     INSERT INTO queen.queue_stats (snapshot_id, page, queue_id, partitions, total, pending, processing,
                                    completed, dead_letter, newest_at, created_since_previous,
-                                   partitions_with_dead_letters)
+                                   partitions_with_dead_letters, stored_bytes)
     SELECT p_snapshot_id, p_page, ps.queue_id, count(*), sum(ps.total), sum(ps.pending), sum(ps.processing),
            sum(ps.completed), sum(ps.dead_letter), max(ps.newest_at),
-           count(*) FILTER (WHERE ps.partition_id > v_previous), count(*) FILTER (WHERE ps.dead_letter > 0)
+           count(*) FILTER (WHERE ps.partition_id > v_previous), count(*) FILTER (WHERE ps.dead_letter > 0),
+           coalesce(sum(b.bytes), 0)
       FROM queen.partition_stats(v_ids) ps
+     -- pg_column_size: a segment's stored size (after compression), read from its row without
+     -- fetching a TOASTed body.
+     CROSS JOIN LATERAL (SELECT sum(pg_column_size(s.body)) AS bytes
+                           FROM queen.log_segments s WHERE s.partition_id = ps.partition_id) b
      GROUP BY ps.queue_id;
     INSERT INTO queen.group_stats (snapshot_id, page, queue_id, consumer_group, cursors, partitions_with_lag,
                                    lag, ready, leased, max_lag, committed, oldest_waiting_at,

@@ -28,6 +28,8 @@ CREATE OR REPLACE FUNCTION queen.push_spooled(
     p_probe_since timestamptz[])
 RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
 LANGUAGE plpgsql
+-- A spooled push was accepted: its queue is created past its tenant's QUEEN_TENANT_MAX_QUEUES.
+SET queen.tenant_max_queues = '0'
 AS $$
 #variable_conflict use_column
 DECLARE

@@ -14,8 +14,10 @@
 -- fresh. Same hash: source and sink updated. Another hash: with p_reset every state row and
 -- lane of the query is deleted and the new hash stored (reset); without it nothing changes
 -- and conflict is true.
+DROP FUNCTION IF EXISTS queen.stream_register(text, text, text, text, boolean);  -- it gained p_tenant
 CREATE OR REPLACE FUNCTION queen.stream_register(
-    p_name text, p_source_queue text, p_sink_queue text, p_config_hash text, p_reset boolean DEFAULT false)
+    p_name text, p_source_queue text, p_sink_queue text, p_config_hash text, p_reset boolean DEFAULT false,
+    p_tenant text DEFAULT NULL)
 RETURNS TABLE(query_id uuid, fresh boolean, reset boolean, conflict boolean)
 LANGUAGE plpgsql
 AS $$
@@ -23,6 +25,10 @@ AS $$
 DECLARE
     q record;
 BEGIN
+    -- A tenant's query and queue names are keys (21_tenancy.sql); the broker passes keys.
+    p_name := queen.sql_api_queue_key(p_name, p_tenant);
+    p_source_queue := queen.sql_api_queue_key(p_source_queue, p_tenant);
+    p_sink_queue := queen.sql_api_queue_key(p_sink_queue, p_tenant);
     fresh := false; reset := false; conflict := false;
     INSERT INTO queen.stream_queries AS sq (name, source_queue, sink_queue, config_hash)
     VALUES (p_name, p_source_queue, p_sink_queue, p_config_hash)
@@ -56,7 +62,7 @@ BEGIN
     RETURN NEXT;
 END;
 $$;
-COMMENT ON FUNCTION queen.stream_register(text, text, text, text, boolean) IS
+COMMENT ON FUNCTION queen.stream_register(text, text, text, text, boolean, text) IS
   'Registers a stream query by name: fresh, updated, reset (state dropped) or a config_hash conflict.';
 
 -- queen.stream_value_ripe: true when value.windowEnd is a JSON number at or before p_at.

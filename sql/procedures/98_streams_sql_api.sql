@@ -3,20 +3,22 @@
 -- the same rules. queen.stream_register and queen.stream_state_get (98_streams.sql) serve as
 -- they are; queen.stream_commit takes a cycle's parts as JSON and calls queen.stream_cycle;
 -- queen.stream_states shows the state.
--- Signatures here are a compatibility contract: change them only by adding functions.
+-- Signatures here are a compatibility contract: change them only by adding functions or
+-- trailing parameters with defaults (the older form is dropped, so calls keep resolving).
 
 -- queen.stream_commit(query_id, partition_id, consumer_group, state_ops, push_items, ack,
--- release_lease): one cycle, its parts given as the HTTP body gives them (state_ops
+-- release_lease, tenant): one cycle, its parts given as the HTTP body gives them (state_ops
 -- [{type, key, value}], push_items [{queue, partition, payload, transactionId, traceId}],
 -- ack {transactionId, leaseId, status, error}). Returns {success, error?, state_ops_applied,
 -- push:[{item, status, partition_id, offset, transaction_id}], ack} as queen.stream_cycle
 -- does (item: the 1-based position in push_items). Parts that are not of the documented shape
 -- raise SQLSTATE 22023 naming them; failures of the cycle itself come back as success false
 -- with nothing applied.
+DROP FUNCTION IF EXISTS queen.stream_commit(uuid, bigint, text, jsonb, jsonb, jsonb, boolean);  -- it gained p_tenant
 CREATE OR REPLACE FUNCTION queen.stream_commit(
     p_query_id uuid, p_partition_id bigint, p_consumer_group text DEFAULT '__QUEUE_MODE__',
     p_state_ops jsonb DEFAULT '[]', p_push_items jsonb DEFAULT '[]', p_ack jsonb DEFAULT NULL,
-    p_release_lease boolean DEFAULT true)
+    p_release_lease boolean DEFAULT true, p_tenant text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
@@ -69,6 +71,9 @@ BEGIN
       JOIN (SELECT i2 ->> 'queue' AS queue, coalesce(i2 ->> 'partition', 'Default') AS part, min(o2) AS first
               FROM jsonb_array_elements(v_items) WITH ORDINALITY AS e2(i2, o2) GROUP BY 1, 2) k
         ON k.queue = i ->> 'queue' AND k.part = coalesce(i ->> 'partition', 'Default');
+    -- A tenant's sink queues by their keys (21_tenancy.sql).
+    v_queues := ARRAY(SELECT queen.sql_api_queue_key(u.queue, p_tenant)
+                        FROM unnest(v_queues) WITH ORDINALITY AS u(queue, n) ORDER BY u.n);
     PERFORM queen.check_payload_depths(ARRAY(SELECT coalesce(i -> 'payload', 'null'::jsonb)
                                                FROM jsonb_array_elements(v_items) i));
     v_answer := queen.stream_cycle(
@@ -82,7 +87,7 @@ BEGIN
         CASE WHEN v_status IS NOT NULL THEN p_ack ->> 'transactionId' END, NULL,
         CASE WHEN v_status IS NOT NULL THEN (p_ack ->> 'leaseId')::uuid END, v_status,
         CASE WHEN v_status = 'dlq' THEN coalesce(p_ack ->> 'error', 'Streaming cycle reported failure') END,
-        coalesce(p_release_lease, true));
+        coalesce(p_release_lease, true), p_tenant);
     -- Push rows renumbered to their position in push_items.
     IF (v_answer ->> 'success')::boolean THEN
         v_answer := jsonb_set(v_answer, '{push}', coalesce(
@@ -93,7 +98,7 @@ BEGIN
     RETURN v_answer;
 END;
 $$;
-COMMENT ON FUNCTION queen.stream_commit(uuid, bigint, text, jsonb, jsonb, jsonb, boolean) IS
+COMMENT ON FUNCTION queen.stream_commit(uuid, bigint, text, jsonb, jsonb, jsonb, boolean, text) IS
   'One stream cycle from JSON parts (state ops, push items, ack), all or nothing, as POST /streams/v1/cycle.';
 
 -- queen.stream_states: every live state row with its query and source partition by name, and

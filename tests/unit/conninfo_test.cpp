@@ -64,6 +64,18 @@ TEST(Conninfo, OnlyRequestConnectionsGetTheStatementTimeout) {
     EXPECT_EQ(harden("host=db", connection_role::requests, none).count("options"), 0u);
 }
 
+TEST(Conninfo, RequestConnectionsCarryTheTenantQueueLimitWhenSet) {
+    connection_settings limited;
+    limited.tenant_max_queues = 25;
+    EXPECT_EQ(harden("host=db", connection_role::requests, limited)["options"],
+              "-c statement_timeout=30000 -c queen.tenant_max_queues=25");
+    EXPECT_EQ(harden("host=db options='-c work_mem=8MB'", connection_role::requests, limited)["options"],
+              "-c work_mem=8MB -c statement_timeout=30000 -c queen.tenant_max_queues=25");
+    EXPECT_EQ(harden("host=db", connection_role::maintenance, limited).count("options"), 0u);
+    limited.statement_timeout = std::chrono::milliseconds(0);
+    EXPECT_EQ(harden("host=db", connection_role::requests, limited)["options"], "-c queen.tenant_max_queues=25");
+}
+
 TEST(Conninfo, TheOperatorsOwnParametersWin) {
     auto p = harden("postgresql://u:pw@db:6000/q?keepalives_idle=60&tcp_user_timeout=0&target_session_attrs=any"
                     "&sslmode=verify-full&sslrootcert=/etc/ca.pem&options=-c%20statement_timeout%3D5",

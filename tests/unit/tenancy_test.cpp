@@ -85,6 +85,28 @@ TEST(TenancyConfig, InconsistentSettingsAreRefused) {
               "QUEEN_TENANCY_DEFAULT is longer than 128 bytes");
 }
 
+TEST(TenancyConfig, TenantLimitsAreReadAndNeedTenancy) {
+    auto on = queen::config::from_map({{"HOME", "/h"},
+                                       {"QUEEN_TENANCY_HEADER", "X-Tenant"},
+                                       {"QUEEN_TENANT_MAX_QUEUES", "10"},
+                                       {"QUEEN_TENANT_MAX_BYTES", "1048576"},
+                                       {"QUEEN_TENANT_MAX_LONGPOLLS", "4"},
+                                       {"QUEEN_TENANT_RATE_LIMIT_PER_SECOND", "50"}});
+    EXPECT_EQ(on.per_tenant.max_queues, 10u);
+    EXPECT_EQ(on.per_tenant.max_bytes, 1048576u);
+    EXPECT_EQ(on.per_tenant.max_longpolls, 4u);
+    EXPECT_EQ(on.per_tenant.rate_per_second, 50);
+    EXPECT_EQ(on.per_tenant.rate_burst, 50);  // one second's worth
+    EXPECT_TRUE(mentions(describe(on), "tenant_max_queues=10 (QUEEN_TENANT_MAX_QUEUES)"));
+    auto off = queen::config::from_map({{"HOME", "/h"}});
+    EXPECT_FALSE(off.per_tenant.any());
+    for (const char* name : {"QUEEN_TENANT_MAX_QUEUES", "QUEEN_TENANT_MAX_BYTES", "QUEEN_TENANT_MAX_LONGPOLLS",
+                             "QUEEN_TENANT_RATE_LIMIT_PER_SECOND"})
+        EXPECT_EQ(error_of({{"HOME", "/h"}, {name, "1"}}),
+                  "the QUEEN_TENANT_* limits need QUEEN_TENANCY_HEADER: they count per tenant")
+            << name;
+}
+
 // Public routes are outside tenancy; every other route names its rule, and the routes under
 // /api/v1/system/ are the operator's.
 TEST(TenancyRules, EveryRouteHasTheRuleOfItsAccess) {

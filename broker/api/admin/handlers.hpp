@@ -37,5 +37,6 @@ boost::asio::awaitable<http::response> handle_refresh_stats(broker_context& ctx,
 boost::asio::awaitable<http::response> handle_get_maintenance(broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_maintenance(broker_context& ctx, http::request_context& rc);
 boost::asio::awaitable<http::response> handle_set_pop_maintenance(broker_context& ctx, http::request_context& rc);
+boost::asio::awaitable<http::response> handle_list_tenants(broker_context& ctx, http::request_context& rc);
 
 }  // namespace queen::api

@@ -37,6 +37,18 @@ http::per_client_slots::slot take_slot(broker_context& ctx, const http::request_
     return std::move(*slot);
 }
 
+// A parking slot of the request's tenant (QUEEN_TENANT_MAX_LONGPOLLS; with tenancy off or no
+// limit, a slot that counts nothing).
+http::per_client_slots::slot take_tenant_slot(broker_context& ctx, const http::request_context& rc) {
+    auto slot = ctx.tenant_longpoll_slots.try_take(rc.tenant.tenant());
+    if (!slot)
+        throw api_error(error_code::too_many_requests,
+                        "too many parked long-polls for this tenant (the limit is " +
+                            std::to_string(ctx.tenant_longpoll_slots.limit()) + ")",
+                        1);
+    return std::move(*slot);
+}
+
 // The queen_longpoll_wakeups_total reason of one wait that ended.
 std::string_view wake_label(bool signaled, services::wake_reason reason, bool client_gone, bool past_deadline) {
     if (client_gone) return "disconnect";
@@ -61,6 +73,7 @@ long_poll::long_poll(broker_context& ctx, http::request_context& rc, std::string
       queue_(std::move(queue)),
       deadline_(deadline),
       slot_(take_slot(ctx, rc)),
+      tenant_slot_(take_tenant_slot(ctx, rc)),
       state_(std::make_shared<wake_state>(rc.executor)) {}
 
 long_poll::~long_poll() {

@@ -21,7 +21,8 @@ class long_poll {
 public:
     using clock = std::chrono::steady_clock;
 
-    // Takes a parking slot of the client's address; 429 (api_error) when it has none left.
+    // Takes a parking slot of the client's address and one of its tenant; 429 (api_error) when
+    // either has none left.
     long_poll(broker_context& ctx, http::request_context& rc, std::string queue, clock::time_point deadline);
     // Stops listening for wake-ups and for the client.
     ~long_poll();
@@ -47,7 +48,8 @@ private:
     http::request_context& rc_;
     std::string queue_;
     clock::time_point deadline_;
-    http::per_client_slots::slot slot_;  // held until the poll answers
+    http::per_client_slots::slot slot_;         // held until the poll answers
+    http::per_client_slots::slot tenant_slot_;  // the tenant's, as long
     std::shared_ptr<wake_state> state_;
     std::uint64_t waiter_ = 0;
     clock::time_point parked_since_{};

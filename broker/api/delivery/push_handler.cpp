@@ -4,6 +4,7 @@
 #include "api/shared/push_answers.hpp"
 #include "api/shared/push_request.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_bytes_check.hpp"
 #include "api/shared/tenant_names.hpp"
 #include "db/pg_error.hpp"
 #include "http/responses.hpp"
@@ -19,6 +20,7 @@ boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::re
     auto& items = request.items;
     key_queue_names(items, rc.tenant);
     stamp_producer(items, rc.subject);
+    if (!items.empty()) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
     co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
     if (!items.empty() && push_goes_to_spool(ctx))

@@ -32,6 +32,15 @@ boost::asio::awaitable<http::response> handle_health(broker_context& ctx, http::
             .field("extension", path.accelerated() ? path.extension_version : std::nullopt)
             .field("codec", path.segment_codec());
     }
+    // With tenancy on, what a client (the dashboard) needs to name its tenant; absent when off.
+    if (!ctx.config.tenancy_header.empty()) {
+        const auto& claim = ctx.config.auth.tenant_claim;
+        out.key("tenancy")
+            .begin_object()
+            .field("header", ctx.config.tenancy_header)
+            .field("claim", claim.empty() ? std::nullopt : std::optional<std::string>(claim))
+            .end_object();
+    }
     out.end_object();
     const auto status = health ? http::bhttp::status::ok : http::bhttp::status::service_unavailable;
     co_return http::json_text(status, out.take());

@@ -13,6 +13,7 @@
 #include "services/push_notifier.hpp"
 #include "services/queue_settings.hpp"
 #include "services/rate_limiter.hpp"
+#include "services/tenant_bytes.hpp"
 
 #include <chrono>
 #include <optional>
@@ -72,6 +73,11 @@ struct broker_context {
     // parked long-polls per client address.
     services::rate_limiter& rate_limiter;
     http::per_client_slots longpoll_slots;
+    // Limits per tenant (config::tenant_limits; all off with tenancy off): requests and parked
+    // long-polls per tenant, and its stored bytes.
+    services::rate_limiter& tenant_rate_limiter;
+    http::per_client_slots tenant_longpoll_slots;
+    services::tenant_bytes& tenant_bytes;
 };
 
 }  // namespace queen::api

@@ -3,6 +3,7 @@
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/push_answers.hpp"
 #include "api/shared/spool_push.hpp"
+#include "api/shared/tenant_bytes_check.hpp"
 #include "api/shared/tenant_names.hpp"
 #include "api/streams/handlers.hpp"
 #include "api/streams/stream_requests.hpp"
@@ -160,6 +161,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
     auto& call = req.call;
     key_queue_names(call.push_items, rc.tenant);
     refuse_pushes_while_spooling(ctx, call);
+    if (!call.push_items.empty()) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
     stamp_producer(call.push_items, rc.subject);
     co_await seal_payloads(ctx, call.push_items);
 
