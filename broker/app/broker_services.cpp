@@ -103,6 +103,7 @@ services::housekeeper_options housekeeper_options_of(const config::broker_config
             cfg.housekeeping_interval,
             cfg.claim_floor_interval,
             cfg.stats_interval,
+            cfg.per_tenant.max_bytes > 0,
             cfg.group_idle,
             cfg.partition_idle,
             [&prometheus](const store::removed_messages& r) {

@@ -68,7 +68,7 @@ asio::awaitable<void> housekeeper::run() {
                 log::debug("claim floors: {} raised, {} queues busy", floors.raised, floors.skipped);
             if (std::chrono::steady_clock::now() >= stats_due) {
                 const auto started = std::chrono::steady_clock::now();
-                const auto stats = co_await store::refresh_stats(*conn);
+                const auto stats = co_await store::refresh_stats(*conn, options_.stats_count_bytes);
                 stats_due = next_stats_refresh(started, std::chrono::steady_clock::now(), options_.stats_interval);
                 if (!stats.skipped)
                     log::debug("stats snapshot {}: {} partitions in {} ms", stats.snapshot_id, stats.partitions,

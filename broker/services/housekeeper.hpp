@@ -22,6 +22,7 @@ struct housekeeper_options {
     std::chrono::milliseconds interval{60000};
     std::chrono::milliseconds claim_floor_interval{1000};
     std::chrono::milliseconds stats_interval{10000};  // refresh of the stats snapshot
+    bool stats_count_bytes = false;                   // the snapshot sums stored bytes (QUEEN_TENANT_MAX_BYTES)
     std::chrono::seconds group_idle{0};               // 0: groups never expire
     std::chrono::seconds partition_idle{30 * 86400};
     // Optional observer (metrics): what each committed housekeeping round removed, per queue.

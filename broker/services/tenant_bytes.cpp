@@ -20,7 +20,7 @@ boost::asio::awaitable<std::optional<std::uint64_t>> tenant_bytes::at_limit(cons
         std::unordered_map<std::string, std::uint64_t> fresh;
         bool ok = false;
         try {
-            const auto rows = co_await store::tenant_usage(pool_);
+            const auto rows = co_await store::tenant_usage(pool_, true);
             for (const auto& row : rows) fresh[row.tenant] = static_cast<std::uint64_t>(row.stored_bytes);
             ok = true;
         } catch (const std::exception& e) {

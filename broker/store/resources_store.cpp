@@ -89,13 +89,15 @@ asio::awaitable<std::vector<grouping>> list_groupings(db::pg_pool& pool, groupin
     co_return out;
 }
 
-asio::awaitable<stats_refresh> refresh_stats(db::pg_pool& pool) {
+asio::awaitable<stats_refresh> refresh_stats(db::pg_pool& pool, bool count_bytes) {
     auto conn = co_await pool.acquire();
-    co_return co_await refresh_stats(conn);
+    co_return co_await refresh_stats(conn, count_bytes);
 }
 
-asio::awaitable<stats_refresh> refresh_stats(db::pooled_connection& conn) {
-    auto res = co_await conn.exec("CALL queen.refresh_stats()", {}, db::result_format::binary);
+asio::awaitable<stats_refresh> refresh_stats(db::pooled_connection& conn, bool count_bytes) {
+    std::vector<pg_param> params{pg_param::text(count_bytes ? "true" : "false")};
+    auto res =
+        co_await conn.exec("CALL queen.refresh_stats(p_count_bytes => $1::boolean)", params, db::result_format::binary);
     stats_refresh out;
     out.skipped = res.boolean(0, 0);
     if (out.skipped) co_return out;

@@ -90,8 +90,9 @@ struct stats_refresh {
     std::int64_t duration_ms = 0;
 };
 
-// CALL queen.refresh_stats: a new snapshot, page by page; skipped when one is running.
-boost::asio::awaitable<stats_refresh> refresh_stats(db::pooled_connection& conn);
-boost::asio::awaitable<stats_refresh> refresh_stats(db::pg_pool& pool);
+// CALL queen.refresh_stats: a new snapshot, page by page; skipped when one is running. With
+// count_bytes, it sums each queue's stored segment bytes too (QUEEN_TENANT_MAX_BYTES).
+boost::asio::awaitable<stats_refresh> refresh_stats(db::pooled_connection& conn, bool count_bytes);
+boost::asio::awaitable<stats_refresh> refresh_stats(db::pg_pool& pool, bool count_bytes);
 
 }  // namespace queen::store

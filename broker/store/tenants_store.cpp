@@ -2,8 +2,9 @@
 
 namespace queen::store {
 
-boost::asio::awaitable<std::vector<tenant_usage_row>> tenant_usage(db::pg_pool& pool) {
-    auto res = co_await pool.exec("SELECT tenant, queues, stored_bytes FROM queen.tenant_usage()");
+boost::asio::awaitable<std::vector<tenant_usage_row>> tenant_usage(db::pg_pool& pool, bool want_bytes) {
+    std::vector<db::pg_param> params{db::pg_param::text(want_bytes ? "true" : "false")};
+    auto res = co_await pool.exec("SELECT tenant, queues, stored_bytes FROM queen.tenant_usage($1::boolean)", params);
     std::vector<tenant_usage_row> out;
     out.reserve(static_cast<std::size_t>(res.rows()));
     for (int row = 0; row < res.rows(); ++row)

@@ -16,7 +16,8 @@ struct tenant_usage_row {
     std::int64_t stored_bytes = 0;  // segments' bytes in the newest stats snapshot
 };
 
-// queen.tenant_usage: every tenant with a queue, in name order.
-boost::asio::awaitable<std::vector<tenant_usage_row>> tenant_usage(db::pg_pool& pool);
+// queen.tenant_usage: every tenant with a queue, in name order. want_bytes: this broker
+// enforces QUEEN_TENANT_MAX_BYTES, so the snapshots must count bytes whoever refreshes them.
+boost::asio::awaitable<std::vector<tenant_usage_row>> tenant_usage(db::pg_pool& pool, bool want_bytes);
 
 }  // namespace queen::store

@@ -67,14 +67,18 @@ SELECT tenant, count(*) FROM queen.queues WHERE name LIKE '%tsa_%' GROUP BY 1 OR
 RESET queen.tenant_max_queues;
 SELECT status FROM queen.send('tsa_third', '1', 'p', NULL, NULL, 'acme');
 
--- Stored bytes per tenant come from the stats snapshot.
-CALL queen.refresh_stats() \gset
+-- Stored bytes per tenant come from the stats snapshot, when it counts them.
+CALL queen.refresh_stats(p_count_bytes => true) \gset
 SELECT tenant, queues, stored_bytes > 0 AS stores_bytes
   FROM queen.tenant_usage() WHERE tenant IN ('acme', 'globex') ORDER BY 1;
 SELECT (SELECT stored_bytes FROM queen.tenant_usage() WHERE tenant = 'acme')
        = (SELECT sum(pg_column_size(s.body)) FROM queen.log_segments s
             JOIN queen.log_partitions p ON p.id = s.partition_id
             JOIN queen.queues q ON q.id = p.queue_id WHERE q.tenant = 'acme') AS bytes_are_the_segments;
+
+-- A snapshot that does not count them holds 0.
+CALL queen.refresh_stats() \gset
+SELECT tenant, stored_bytes FROM queen.tenant_usage() WHERE tenant IN ('acme', 'globex') ORDER BY 1;
 
 SELECT count(*) AS deleted FROM (SELECT queen.delete_queue(name) FROM queen.queues WHERE name LIKE '%tsa_%') d;
 DELETE FROM queen.stream_queries WHERE name LIKE '%tsa_stage';

@@ -74,10 +74,14 @@ $$;
 COMMENT ON FUNCTION queen.partition_stats(bigint[]) IS
   'Per partition: total, pending, processing, completed and dead letters, newest and oldest waiting createdAt.';
 
--- queen.stats_page(snapshot, page, after partition id, page size): writes the queue and
--- group rows of the next page of partitions (id order, after the given id) into a snapshot;
--- the last partition id of the page and how many partitions it held (0: the pass is done).
-CREATE OR REPLACE FUNCTION queen.stats_page(p_snapshot_id bigint, p_page integer, p_after bigint, p_size integer)
+-- queen.stats_page(snapshot, page, after partition id, page size, count bytes): writes the
+-- queue and group rows of the next page of partitions (id order, after the given id) into a
+-- snapshot; the last partition id of the page and how many partitions it held (0: the pass is
+-- done). With count bytes, each queue row also sums its segments' stored sizes (read from every
+-- segment row, so only when QUEEN_TENANT_MAX_BYTES asks for it); else stored_bytes is 0.
+DROP FUNCTION IF EXISTS queen.stats_page(bigint, integer, bigint, integer);  -- it gained p_count_bytes
+CREATE OR REPLACE FUNCTION queen.stats_page(p_snapshot_id bigint, p_page integer, p_after bigint, p_size integer,
+                                            p_count_bytes boolean DEFAULT false)
 RETURNS TABLE(last_partition_id bigint, partitions integer)
 LANGUAGE plpgsql
 SET enable_seqscan = off
@@ -114,9 +118,10 @@ BEGIN
            coalesce(sum(b.bytes), 0)
       FROM queen.partition_stats(v_ids) ps
      -- pg_column_size: a segment's stored size (after compression), read from its row without
-     -- fetching a TOASTed body.
-     CROSS JOIN LATERAL (SELECT sum(pg_column_size(s.body)) AS bytes
-                           FROM queen.log_segments s WHERE s.partition_id = ps.partition_id) b
+     -- fetching a TOASTed body; the subquery runs only when bytes are counted.
+     CROSS JOIN LATERAL (SELECT CASE WHEN p_count_bytes THEN
+                                    (SELECT sum(pg_column_size(s.body)) FROM queen.log_segments s
+                                      WHERE s.partition_id = ps.partition_id) END AS bytes) b
      GROUP BY ps.queue_id;
     INSERT INTO queen.group_stats (snapshot_id, page, queue_id, consumer_group, cursors, partitions_with_lag,
                                    lag, ready, leased, max_lag, committed, oldest_waiting_at,
@@ -130,18 +135,22 @@ BEGIN
     RETURN QUERY SELECT v_ids[array_length(v_ids, 1)], array_length(v_ids, 1);
 END;
 $$;
-COMMENT ON FUNCTION queen.stats_page(bigint, integer, bigint, integer) IS
+COMMENT ON FUNCTION queen.stats_page(bigint, integer, bigint, integer, boolean) IS
   'Writes one page of partitions (id order) into a stats snapshot; its last partition id and size.';
 
--- queen.refresh_stats(page size): a new snapshot, one page of partitions per transaction,
--- then every snapshot but this one and the one before it is deleted (readers of the previous
--- one may still be reading). Holds the stats lock for the pass; when another session holds
--- it, returns skipped = true and writes nothing. CALL it outside a transaction block.
+-- queen.refresh_stats(page size, …, count bytes): a new snapshot, one page of partitions per
+-- transaction, then every snapshot but this one and the one before it is deleted (readers of
+-- the previous one may still be reading). Holds the stats lock for the pass; when another
+-- session holds it, returns skipped = true and writes nothing. Bytes are counted (see
+-- queen.stats_page) with p_count_bytes or while a broker wants them (queen.tenant_usage).
+-- CALL it outside a transaction block.
+DROP PROCEDURE IF EXISTS queen.refresh_stats(integer, boolean, bigint, bigint, bigint, timestamptz, integer);
 CREATE OR REPLACE PROCEDURE queen.refresh_stats(
     p_page_size integer DEFAULT 10000,
     INOUT skipped boolean DEFAULT false, INOUT snapshot_id bigint DEFAULT NULL,
     INOUT partitions bigint DEFAULT 0, INOUT queues bigint DEFAULT 0,
-    INOUT taken_at timestamptz DEFAULT NULL, INOUT duration_ms integer DEFAULT 0)
+    INOUT taken_at timestamptz DEFAULT NULL, INOUT duration_ms integer DEFAULT 0,
+    p_count_bytes boolean DEFAULT false)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -149,6 +158,7 @@ DECLARE
     v_page  integer := 0;
     v_n     integer;
     v_start timestamptz := clock_timestamp();
+    v_count_bytes boolean;
 BEGIN
     IF p_page_size < 1 THEN
         RAISE EXCEPTION 'refresh_stats: the page size must be at least 1' USING ERRCODE = '22023';
@@ -158,12 +168,14 @@ BEGIN
     IF skipped THEN
         RETURN;
     END IF;
+    v_count_bytes := coalesce(p_count_bytes, false)
+                     OR EXISTS (SELECT 1 FROM queen.stored_bytes_wanted w WHERE w.until > now());
     INSERT INTO queen.stats_snapshots (started_at) VALUES (v_start) RETURNING id INTO snapshot_id;
     COMMIT;
     LOOP
         v_page := v_page + 1;
         SELECT s.last_partition_id, s.partitions INTO v_after, v_n
-          FROM queen.stats_page(snapshot_id, v_page, v_after, p_page_size) s;
+          FROM queen.stats_page(snapshot_id, v_page, v_after, p_page_size, v_count_bytes) s;
         COMMIT;
         EXIT WHEN v_n = 0;
         partitions := partitions + v_n;
@@ -189,7 +201,7 @@ BEGIN
     PERFORM pg_advisory_unlock(queen.stats_lock_key());
 END;
 $$;
-COMMENT ON PROCEDURE queen.refresh_stats(integer, boolean, bigint, bigint, bigint, timestamptz, integer) IS
+COMMENT ON PROCEDURE queen.refresh_stats(integer, boolean, bigint, bigint, bigint, timestamptz, integer, boolean) IS
   'Writes a new stats snapshot page by page (one transaction each) and drops the older ones.';
 
 -- queen.stats_snapshot_id(): the newest complete snapshot (NULL before the first).

@@ -6,8 +6,11 @@
 --   has that many; tenants are counted under a per-tenant advisory lock, so two concurrent
 --   creations cannot both take the last place. A queue that exists already passes (its
 --   INSERT … ON CONFLICT stores nothing).
--- queen.tenant_usage(): per tenant ('' for the queues without one) its queues, counted now,
---   and the bytes of their segments in the newest stats snapshot.
+-- queen.tenant_usage(want bytes): per tenant ('' for the queues without one) its queues,
+--   counted now, and the bytes of their segments in the newest stats snapshot. With want bytes
+--   (a broker that enforces QUEEN_TENANT_MAX_BYTES), the snapshots count bytes for the next
+--   ten minutes whichever broker refreshes them (queen.stored_bytes_wanted, read by
+--   queen.refresh_stats).
 
 CREATE OR REPLACE FUNCTION queen.tenant_max_queues()
 RETURNS bigint
@@ -49,16 +52,25 @@ CREATE OR REPLACE TRIGGER queues_tenant_limit
     BEFORE INSERT ON queen.queues
     FOR EACH ROW EXECUTE FUNCTION queen.check_tenant_queue_limit();
 
-CREATE OR REPLACE FUNCTION queen.tenant_usage()
+DROP FUNCTION IF EXISTS queen.tenant_usage();  -- it gained p_want_bytes
+CREATE OR REPLACE FUNCTION queen.tenant_usage(p_want_bytes boolean DEFAULT false)
 RETURNS TABLE(tenant text, queues bigint, stored_bytes bigint)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql
 AS $$
-    SELECT coalesce(q.tenant, ''), count(*), coalesce(sum(b.bytes), 0)::bigint
-      FROM queen.queues q
-      LEFT JOIN LATERAL (SELECT sum(s.stored_bytes) AS bytes FROM queen.queue_stats s
-                          WHERE s.snapshot_id = queen.stats_snapshot_id() AND s.queue_id = q.id) b ON true
-     GROUP BY 1
-     ORDER BY 1
+BEGIN
+    IF p_want_bytes THEN
+        -- Rewritten at most once a minute, however many brokers ask.
+        INSERT INTO queen.stored_bytes_wanted AS w (until) VALUES (now() + interval '10 minutes')
+        ON CONFLICT (id) DO UPDATE SET until = excluded.until WHERE w.until < excluded.until - interval '1 minute';
+    END IF;
+    RETURN QUERY
+        SELECT coalesce(q.tenant, ''), count(*), coalesce(sum(b.bytes), 0)::bigint
+          FROM queen.queues q
+          LEFT JOIN LATERAL (SELECT sum(s.stored_bytes) AS bytes FROM queen.queue_stats s
+                              WHERE s.snapshot_id = queen.stats_snapshot_id() AND s.queue_id = q.id) b ON true
+         GROUP BY 1
+         ORDER BY 1;
+END;
 $$;
-COMMENT ON FUNCTION queen.tenant_usage() IS
+COMMENT ON FUNCTION queen.tenant_usage(boolean) IS
   'Per tenant ('''' for none): its queues now and its segments'' bytes in the newest stats snapshot.';

@@ -143,7 +143,7 @@ asio::awaitable<http::response> handle_list_tasks(broker_context& ctx, http::req
 
 // POST /api/v1/stats/refresh (the body is ignored): a new snapshot now.
 asio::awaitable<http::response> handle_refresh_stats(broker_context& ctx, http::request_context&) {
-    const auto r = co_await store::refresh_stats(ctx.pool);
+    const auto r = co_await store::refresh_stats(ctx.pool, ctx.config.per_tenant.max_bytes > 0);
     render::json_writer out;
     out.begin_object().field("success", true);
     if (r.skipped)

@@ -8,10 +8,11 @@
 
 namespace queen::api {
 
-// The tenants with their queues (counted now) and stored bytes (the newest stats snapshot),
-// in name order; the queues without a tenant are listed under QUEEN_TENANCY_DEFAULT.
+// The tenants with their queues (counted now) and stored bytes (the newest stats snapshot;
+// null unless QUEEN_TENANT_MAX_BYTES has the snapshot count them), in name order; the queues
+// without a tenant are listed under QUEEN_TENANCY_DEFAULT.
 boost::asio::awaitable<http::response> handle_list_tenants(broker_context& ctx, http::request_context&) {
-    const auto rows = co_await store::tenant_usage(ctx.pool);
+    const auto rows = co_await store::tenant_usage(ctx.pool, false);
     const auto& limits = ctx.config.per_tenant;
     const auto limit = [](auto v) { return v > 0 ? std::optional<std::uint64_t>(v) : std::nullopt; };
     render::json_writer out;
@@ -23,8 +24,8 @@ boost::asio::awaitable<http::response> handle_list_tenants(broker_context& ctx, 
         .field("maxQueues", limit(limits.max_queues))
         .field("maxBytes", limit(limits.max_bytes))
         .field("maxLongPolls", limit(static_cast<std::uint64_t>(limits.max_longpolls)))
-        .field("requestsPerSecond", limits.rate_per_second > 0 ? std::optional<double>(limits.rate_per_second)
-                                                               : std::nullopt)
+        .field("requestsPerSecond",
+               limits.rate_per_second > 0 ? std::optional<double>(limits.rate_per_second) : std::nullopt)
         .end_object()
         .key("tenants")
         .begin_array();
@@ -32,7 +33,7 @@ boost::asio::awaitable<http::response> handle_list_tenants(broker_context& ctx, 
         out.begin_object()
             .field("tenant", r.tenant.empty() ? ctx.config.tenancy_default : r.tenant)
             .field("queues", r.queues)
-            .field("storedBytes", r.stored_bytes)
+            .field("storedBytes", limits.max_bytes > 0 ? std::optional<std::int64_t>(r.stored_bytes) : std::nullopt)
             .end_object();
     }
     out.end_array().end_object();
