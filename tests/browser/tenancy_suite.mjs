@@ -133,9 +133,10 @@ const rows = (name) => page.$$eval(`table[data-test="${name}"] tbody tr`, (trs) 
 // The switcher's option values.
 const switchOptions = () => page.$$eval('[data-test="tenant-switch"] option', (os) => os.map((o) => o.value));
 
-// Queue name → Total as the queues view shows them (Queue, Namespace, Task, Partitions, Total, …).
+// Queue name → Total as the queues view shows them (Queue, Namespace, Task, Partitions, Total,
+// …), in name order.
 async function queueTotals() {
-  return Object.fromEntries((await rows('queues')).map((cells) => [cells[0], cells[4]]));
+  return Object.fromEntries((await rows('queues')).map((cells) => [cells[0], cells[4]]).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 // Picks a tenant in the switcher and waits for the view drawn again (or the list it goes to).

@@ -46,5 +46,5 @@ export async function tenantControl(onChoose) {
       tenantForm('tenant-other', onChoose, { placeholder: 'another tenant', button: 'Use' }),
     ];
   }
-  return [h('label', {}, 'Tenant'), tenantForm('tenant-input', onChoose, { value: chosenTenant() })];
+  return [h('label', {}, 'Tenant'), tenantForm('tenant-input', onChoose, { value: chosenTenant(), button: 'Use' })];
 }
