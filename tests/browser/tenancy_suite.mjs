@@ -1,23 +1,25 @@
-// The dashboard against two brokers with tenancy on, on one database: HEADER_URL names the
-// tenant by the X-Tenant header alone (authentication off, so every caller is admin), CLAIM_URL
-// also by the token claim `tenant` (JWT_ENABLED=true). Seeds two tenants through the HTTP API
+// The dashboard against three brokers with tenancy on, on one database: HEADER_URL names the
+// tenant by the X-Tenant header alone (authentication off, so every caller is admin),
+// HEADER_AUTH_URL by the header with JWT_ENABLED=true, CLAIM_URL also by the token claim
+// `tenant` (JWT_ENABLED=true). Seeds two tenants through the HTTP API
 // (acme: 3 messages in `orders`; globex: 5 in `orders`, 1 in `invoices`), then checks what each
 // tenant's page shows: its own queues, counts and payloads only, the switcher of an admin, the
 // token's tenant, the prompt before a tenant is chosen, and a note in place of the operator
 // views. Each test fails on an unexpected API answer >= 400, a console or page error, or the
 // error banner. Output: "ok N - tenancy: name" / "not ok N - tenancy: name" lines and
 // "browser-tenancy: N passed, N failed".
-//   HEADER_URL=… CLAIM_URL=… JWT_SECRET=… CHROMIUM=/usr/bin/chromium SCREENSHOTS=DIR node tenancy_suite.mjs
+//   HEADER_URL=… HEADER_AUTH_URL=… CLAIM_URL=… JWT_SECRET=… CHROMIUM=/usr/bin/chromium SCREENSHOTS=DIR node tenancy_suite.mjs
 import puppeteer from 'puppeteer-core';
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 
 const HEADER_URL = process.env.HEADER_URL;
+const HEADER_AUTH_URL = process.env.HEADER_AUTH_URL;
 const CLAIM_URL = process.env.CLAIM_URL;
 const SECRET = process.env.JWT_SECRET;
 const SHOTS = process.env.SCREENSHOTS;
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-if (!HEADER_URL || !CLAIM_URL || !SECRET || !SHOTS) throw new Error('HEADER_URL, CLAIM_URL, JWT_SECRET and SCREENSHOTS must be set');
+if (!HEADER_URL || !HEADER_AUTH_URL || !CLAIM_URL || !SECRET || !SHOTS) throw new Error('HEADER_URL, HEADER_AUTH_URL, CLAIM_URL, JWT_SECRET and SCREENSHOTS must be set');
 
 // What each tenant pushes: queue → transaction ids (the payload names tenant and id).
 const SEED = {
@@ -36,6 +38,7 @@ function token(sub, role, extra = {}) {
 }
 const ACME_WRITER = token('acme-app', 'read-write', { tenant: 'acme' });
 const ADMIN = token('ops', 'admin');
+const READER = token('viewer', 'read-only');
 
 // One request to the header broker for `tenant` (none for an operator route); throws unless 2xx.
 async function call(method, p, tenant, body) {
@@ -200,18 +203,12 @@ test('header, auth off: a tenant without queues can be typed in and is then offe
   expectEq(await page.$eval('[data-test="tenant-switch"]', (s) => s.value), 'initech', 'the switcher shows the typed tenant');
 });
 
-test('header, no tenant list: the page asks for the tenant instead of showing the 400', async () => {
+test('header, auth on: a read-only token is asked for its tenant instead of shown the 400', async () => {
   await freshPage();
-  // As for a token that may not read GET /api/v1/system/tenants: the list is refused. The
-  // view's calls without a tenant then get the broker's 400.
+  // The 401s before the token, then the 400s of the view's calls that name no tenant.
   allowed = ['/api/v1/system/tenants', '/api/v1/resources/queues', '/api/v1/analytics/queue-ops', '/api/v1/consumer-groups'];
-  await page.setRequestInterception(true);
-  page.on('request', (r) => {
-    if (r.url().includes('/api/v1/system/tenants')) r.respond({ status: 403, contentType: 'application/json', body: '{"error":"Insufficient permissions"}' });
-    else r.continue();
-  });
-  await page.goto(`${HEADER_URL}/queues`, { waitUntil: 'load' });
-  await loaded('tenant');
+  await page.goto(`${HEADER_AUTH_URL}/queues`, { waitUntil: 'load' });
+  await useToken(READER, 'tenant');
   expectEq(await bannerText(), '', 'the error banner');
   if (!(await text('[data-test="tenant-reason"]')).includes('X-Tenant')) throw new Error('the prompt does not name the header');
   expectEq(await present('[data-test="tenant-input"]'), true, 'the tenant field in the menu');
@@ -219,8 +216,16 @@ test('header, no tenant list: the page asks for the tenant instead of showing th
   await screenshot('tenant-prompt');
   await page.type('[data-test="tenant-prompt"]', 'acme');
   await redrawn('queues', () => page.click('[data-test="tenant-prompt-submit"]'));
+  allowed = [];
   expectEq(await queueTotals(), { orders: '3' }, "acme's queues and totals");
   expectEq(await page.$eval('[data-test="tenant-input"]', (el) => el.value), 'acme', 'the field names the chosen tenant');
+  await redrawn('queues', async () => {
+    await page.$eval('[data-test="tenant-input"]', (el) => { el.value = 'globex'; });
+    await page.click('[data-test="tenant-input-submit"]');
+  });
+  expectEq(await queueTotals(), { invoices: '1', orders: '5' }, "globex's queues and totals");
+  await go('/maintenance', 'maintenance');
+  if (!(await text('[data-test="operator-only"]')).includes('admin')) throw new Error('no note on the maintenance view');
 });
 
 test("claim: a token with tenant=acme sees acme's orders only, its tenant shown, no switcher", async () => {
