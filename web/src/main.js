@@ -255,7 +255,7 @@ function navigate(path) {
   render();
 }
 
-// Polls /health for the badge; the first answer also says whether tenancy is on.
+// Polls /health for the badge; its answer also says whether tenancy is on (tenant.js).
 async function checkHealth() {
   try {
     const r = await get('/health');

@@ -11,6 +11,7 @@ export function setTenancy(tenancy) {
   config = tenancy && tenancy.header ? { header: tenancy.header, claim: tenancy.claim || null } : null;
 }
 
+// Whether the broker has tenancy on (as its /health said).
 export const tenancyOn = () => config !== null;
 
 // The request header that names the tenant, or null with tenancy off.
@@ -23,6 +24,7 @@ export function claimedTenant() {
   return typeof value === 'string' && value ? value : null;
 }
 
+// The tenant chosen in this tab, '' when none.
 export const chosenTenant = () => sessionStorage.getItem(KEY) || '';
 
 // Keeps the tenant the user named (trimmed); an empty name forgets it.
