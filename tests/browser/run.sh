@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The dashboard's browser suite: a throwaway PostgreSQL and a broker of BUILD_DIR on loopback
 # ports, then suite.mjs drives Debian's chromium (headless, through puppeteer-core, which
-# never downloads a browser) through every view, and auth_suite.mjs drives it against a second
-# broker with JWT_ENABLED=true. Screenshots and logs go to BUILD_DIR/test-logs/browser. Prints
-# one "ok"/"not ok" line per test and, last, "browser: N passed, N failed" for both suites
+# never downloads a browser) through every view, auth_suite.mjs drives it against a second
+# broker with JWT_ENABLED=true, and tenancy_suite.mjs against three brokers with tenancy on (a
+# tenant header without authentication, a tenant header with it, and a token claim). Screenshots and logs go to
+# BUILD_DIR/test-logs/browser. Prints one "ok"/"not ok" line per test, each suite's own count
+# as "browser-<suite>: …", and, last, the one line "browser: N passed, N failed" for all suites
 # (scripts/run-tests.sh reads it).
 #   bash tests/browser/run.sh BUILD_DIR
 set -euo pipefail
@@ -31,9 +33,12 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 WORK="$(mktemp -d /tmp/queen-browser.XXXXXX)"
 BROKER_PID=""
 AUTH_BROKER_PID=""
+TENANT_BROKER_PID=""
+TENANT_AUTH_BROKER_PID=""
+CLAIM_BROKER_PID=""
 PG_STARTED=""
 cleanup() {
-  for pid in $BROKER_PID $AUTH_BROKER_PID; do
+  for pid in $BROKER_PID $AUTH_BROKER_PID $TENANT_BROKER_PID $TENANT_AUTH_BROKER_PID $CLAIM_BROKER_PID; do
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
@@ -78,9 +83,13 @@ if [[ ! -d "$HERE/node_modules/puppeteer-core" || "$HERE/package-lock.json" -nt 
   }
 fi
 
+# Shows a suite's output with its own count relabelled "browser-<suite>:", so that the last
+# line is the only "browser: N passed" one; the file keeps the output as printed.
+show() { sed -u "s/^browser: /browser-$1: /"; }
+
 status=0
 QUEEN_URL="http://127.0.0.1:$BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/suite.mjs" \
-  | tee "$LOGS/suite.out" || status=1
+  | tee "$LOGS/suite.out" | show main || status=1
 # Then the same database behind a broker that checks tokens (started only now, so that the
 # first suite sees one broker).
 AUTH_BROKER_PORT="$(free_port)"
@@ -94,9 +103,39 @@ wait_healthy "$AUTH_BROKER_PID" "$AUTH_BROKER_PORT" "$LOGS/auth-broker.log"
 
 QUEEN_URL="http://127.0.0.1:$AUTH_BROKER_PORT" JWT_SECRET="$JWT_SECRET" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" \
   node "$HERE/auth_suite.mjs" | tee "$LOGS/auth_suite.out" || status=1
-# Both suites' counts in the one line run-tests.sh reads.
+# Then three brokers with tenancy on, on the same database: two name the tenant by the X-Tenant
+# header alone (authentication off, and on), one also by the token claim `tenant`.
+TENANT_BROKER_PORT="$(free_port)"
+HOST=127.0.0.1 PORT="$TENANT_BROKER_PORT" QUEEN_TENANCY_HEADER=X-Tenant \
+  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
+  QUEEN_SPOOL_DIR="$WORK/spool-tenant" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
+  "$BUILD_DIR/queen" >"$LOGS/tenant-broker.log" 2>&1 &
+TENANT_BROKER_PID=$!
+TENANT_AUTH_BROKER_PORT="$(free_port)"
+HOST=127.0.0.1 PORT="$TENANT_AUTH_BROKER_PORT" JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" QUEEN_TENANCY_HEADER=X-Tenant \
+  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
+  QUEEN_SPOOL_DIR="$WORK/spool-tenant-auth" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
+  "$BUILD_DIR/queen" >"$LOGS/tenant-auth-broker.log" 2>&1 &
+TENANT_AUTH_BROKER_PID=$!
+CLAIM_BROKER_PORT="$(free_port)"
+HOST=127.0.0.1 PORT="$CLAIM_BROKER_PORT" JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" \
+  QUEEN_TENANCY_HEADER=X-Tenant QUEEN_TENANCY_CLAIM=tenant \
+  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
+  QUEEN_SPOOL_DIR="$WORK/spool-claim" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
+  "$BUILD_DIR/queen" >"$LOGS/claim-broker.log" 2>&1 &
+CLAIM_BROKER_PID=$!
+wait_healthy "$TENANT_BROKER_PID" "$TENANT_BROKER_PORT" "$LOGS/tenant-broker.log"
+wait_healthy "$TENANT_AUTH_BROKER_PID" "$TENANT_AUTH_BROKER_PORT" "$LOGS/tenant-auth-broker.log"
+wait_healthy "$CLAIM_BROKER_PID" "$CLAIM_BROKER_PORT" "$LOGS/claim-broker.log"
+
+HEADER_URL="http://127.0.0.1:$TENANT_BROKER_PORT" HEADER_AUTH_URL="http://127.0.0.1:$TENANT_AUTH_BROKER_PORT" CLAIM_URL="http://127.0.0.1:$CLAIM_BROKER_PORT" JWT_SECRET="$JWT_SECRET" \
+  CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/tenancy_suite.mjs" | tee "$LOGS/tenancy_suite.out" || status=1
+
+# Every suite's count in the one line run-tests.sh reads.
 count() { grep -Eo "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1 | grep -Eo "[0-9]+ $3" | grep -Eo "[0-9]+" || echo 0; }
-passed=$(( $(count browser "$LOGS/suite.out" passed) + $(count browser-auth "$LOGS/auth_suite.out" passed) ))
-failed=$(( $(count browser "$LOGS/suite.out" failed) + $(count browser-auth "$LOGS/auth_suite.out" failed) ))
-echo "browser: $passed passed, $failed failed (both suites)"
+total() {
+  echo $(( $(count browser "$LOGS/suite.out" "$1") + $(count browser-auth "$LOGS/auth_suite.out" "$1") \
+    + $(count browser-tenancy "$LOGS/tenancy_suite.out" "$1") ))
+}
+echo "browser: $(total passed) passed, $(total failed) failed"
 exit $status

@@ -1,6 +1,8 @@
 // The one place the dashboard talks to the broker: every request goes through api(), so the
-// headers it sends (Authorization: Bearer with the token of auth.js) are set here.
+// headers it sends (Authorization: Bearer with the token of auth.js, the tenant header of
+// tenant.js while tenancy is on) are set here.
 import { getToken } from './auth.js';
+import { tenantHeader } from './tenant.js';
 
 // A request that failed: its method, path, HTTP status (0 when the network failed) and the
 // broker's message ({"error": ...}) or the status text.
@@ -29,6 +31,8 @@ export async function api(method, path, { query, body } = {}) {
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const token = getToken();
   if (token) headers.Authorization = `Bearer ${token}`;
+  const tenant = tenantHeader();
+  if (tenant) headers[tenant[0]] = tenant[1];
   let res;
   try {
     res = await fetch(path + queryString(query), {

@@ -1,10 +1,12 @@
 // The dashboard's shell: navigation, the client-side router (history API; the broker answers
-// every such path with this page), the error and notice banners, the health badge, and the
-// token form shown when the broker answers 401.
+// every such path with this page), the error and notice banners, the health badge, the token
+// form shown when the broker answers 401, and the tenant while the broker has tenancy on.
 import './style.css';
 import { get } from './api.js';
 import { clearToken, claims, getToken, level, may, setToken } from './auth.js';
 import { h, replace } from './dom.js';
+import { chooseTenant, setTenancy, tenancyOn, tenantHeaderName } from './tenant.js';
+import { tenantControl, tenantForm } from './tenant_control.js';
 import overview from './views/overview.js';
 import queues from './views/queues.js';
 import queue from './views/queue.js';
@@ -55,6 +57,36 @@ const main = h('main', { id: 'view' });
 const nav = h('nav', {}, NAV.map(([href, label]) => h('a', { href, 'data-link': true, 'data-nav': href }, label)));
 
 const tokenBox = h('div', { class: 'token', 'data-test': 'token-status' });
+const tenantBox = h('div', { class: 'tenant', 'data-test': 'tenant' });
+let tenantDraws = 0;
+
+// Redraws the aside's tenant control; a draw still waiting for the tenant list when a newer
+// one starts is dropped.
+async function drawTenant() {
+  const mine = ++tenantDraws;
+  const nodes = await tenantControl(switchTenant);
+  if (mine === tenantDraws) replace(tenantBox, nodes);
+}
+
+// Works for another tenant. A detail view goes to its list, since the new tenant may have no
+// queue, message, group or trace of that name; a list view is drawn again.
+async function switchTenant(name) {
+  chooseTenant(name);
+  await drawTenant();
+  const parts = location.pathname.split('/').filter(Boolean);
+  if (parts.length > 1) navigate(`/${parts[0]}`);
+  else {
+    noticeBox.hidden = true;
+    render();
+  }
+}
+
+// After the token changed: its tenant and level may differ, so the tenant control first.
+async function tokenChanged() {
+  drawTokenStatus();
+  await drawTenant();
+  render();
+}
 
 // The aside's line about the token: whom it names and its level, and a way to forget it.
 function drawTokenStatus() {
@@ -74,8 +106,7 @@ function drawTokenStatus() {
       'data-test': 'token-forget',
       onclick: () => {
         clearToken();
-        drawTokenStatus();
-        render();
+        tokenChanged();
       },
     }, 'Forget token'),
   );
@@ -95,8 +126,7 @@ function askForToken(err) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     setToken(input.value);
-    drawTokenStatus();
-    render();
+    tokenChanged();
   });
   replace(main,
     h('h1', {}, 'Token required'),
@@ -104,6 +134,23 @@ function askForToken(err) {
     h('p', { class: 'muted' }, 'This broker checks JWTs. The token is kept in this tab only (sessionStorage) and sent as Authorization: Bearer.'),
     form);
 }
+
+// Asks for a tenant in place of the view: with tenancy on, the broker refuses a request that
+// names none, and its 400 says less than this.
+function askForTenant() {
+  timers.forEach(clearInterval);
+  timers = [];
+  errorBox.hidden = true;
+  main.dataset.view = 'tenant';
+  main.dataset.loaded = 'true';
+  replace(main,
+    h('h1', {}, 'Choose a tenant'),
+    h('p', { 'data-test': 'tenant-reason' }, `This broker serves several tenants and keeps their queues apart. Name the tenant whose queues to show; it is sent in the ${tenantHeaderName()} header and kept in this tab only.`),
+    tenantForm('tenant-prompt', switchTenant));
+}
+
+// Whether an error is the broker's refusal of a request that names no tenant.
+const namesNoTenant = (err) => Boolean(err) && err.status === 400 && tenancyOn() && /^missing tenant header/.test(err.brokerMessage || '');
 
 let timers = [];
 let generation = 0;
@@ -121,11 +168,15 @@ function resolve(pathname) {
 }
 
 // Shows an error (an ApiError names the request and the broker's message); a 401 asks for a
-// token instead.
+// token instead, and a request without a tenant asks for the tenant.
 function fail(err) {
   console.warn(err);
   if (err && err.status === 401) {
     askForToken(err);
+    return;
+  }
+  if (namesNoTenant(err)) {
+    askForTenant();
     return;
   }
   errorBox.textContent = err && err.message ? err.message : String(err);
@@ -191,7 +242,7 @@ async function render() {
     if (mine === generation) {
       replace(main, h('h1', {}, found.title));
       fail(err);
-      if (err && err.status === 401) return;
+      if ((err && err.status === 401) || namesNoTenant(err)) return;
       main.dataset.loaded = 'error';
     }
   }
@@ -204,10 +255,11 @@ function navigate(path) {
   render();
 }
 
-// Polls /health for the badge.
+// Polls /health for the badge; its answer also says whether tenancy is on (tenant.js).
 async function checkHealth() {
   try {
     const r = await get('/health');
+    setTenancy(r.tenancy);
     health.textContent = `${r.status} · v${r.version}`;
     health.className = 'health ok';
   } catch (err) {
@@ -226,10 +278,10 @@ window.addEventListener('popstate', render);
 
 replace(
   document.getElementById('app'),
-  h('aside', {}, h('div', { class: 'brand' }, 'Queen'), nav, health, tokenBox),
+  h('aside', {}, h('div', { class: 'brand' }, 'Queen'), tenantBox, nav, health, tokenBox),
   h('div', { class: 'content' }, errorBox, noticeBox, main),
 );
 drawTokenStatus();
-checkHealth();
 setInterval(checkHealth, 10000);
-render();
+// The first view waits for /health and the tenant: with tenancy on every request names one.
+checkHealth().then(drawTenant).then(render);

@@ -3,8 +3,16 @@
 import { api, get } from '../api.js';
 import { h, replace, stat } from '../dom.js';
 import { num } from '../format.js';
+import { mayReadOperatorRoutes } from '../tenant.js';
 
 export default async function maintenance(root, ctx) {
+  // The switches act on the whole broker: with tenancy on only an admin reaches them, and a
+  // tenant's token gets this note rather than the broker's 403.
+  if (!mayReadOperatorRoutes()) {
+    replace(root, h('h1', {}, 'Maintenance'),
+      h('p', { class: 'banner notice', 'data-test': 'operator-only' }, 'Maintenance switches act on the whole broker, for every tenant: they need an admin token.'));
+    return;
+  }
   // Draws the flags; each switch posts the opposite value and redraws from the answer.
   function draw(m) {
     const toggle = (label, on, path, test) =>
