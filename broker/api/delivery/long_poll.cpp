@@ -27,24 +27,14 @@ struct long_poll::wake_state {
 
 namespace {
 
-http::per_client_slots::slot take_slot(broker_context& ctx, const http::request_context& rc) {
-    auto slot = ctx.longpoll_slots.try_take(rc.client.address());
+// A parking slot of `key` in `slots`, or 429 naming whose limit it is (`whose`: "from this
+// address", "for this tenant").
+http::per_client_slots::slot take_slot(http::per_client_slots& slots, const std::string& key, std::string_view whose) {
+    auto slot = slots.try_take(key);
     if (!slot)
         throw api_error(error_code::too_many_requests,
-                        "too many parked long-polls from this address (the limit is " +
-                            std::to_string(ctx.longpoll_slots.limit()) + ")",
-                        1);
-    return std::move(*slot);
-}
-
-// A parking slot of the request's tenant (QUEEN_TENANT_MAX_LONGPOLLS; with tenancy off or no
-// limit, a slot that counts nothing).
-http::per_client_slots::slot take_tenant_slot(broker_context& ctx, const http::request_context& rc) {
-    auto slot = ctx.tenant_longpoll_slots.try_take(rc.tenant.tenant());
-    if (!slot)
-        throw api_error(error_code::too_many_requests,
-                        "too many parked long-polls for this tenant (the limit is " +
-                            std::to_string(ctx.tenant_longpoll_slots.limit()) + ")",
+                        "too many parked long-polls " + std::string(whose) + " (the limit is " +
+                            std::to_string(slots.limit()) + ")",
                         1);
     return std::move(*slot);
 }
@@ -72,8 +62,9 @@ long_poll::long_poll(broker_context& ctx, http::request_context& rc, std::string
       rc_(rc),
       queue_(std::move(queue)),
       deadline_(deadline),
-      slot_(take_slot(ctx, rc)),
-      tenant_slot_(take_tenant_slot(ctx, rc)),
+      slot_(take_slot(ctx.longpoll_slots, rc.client.address(), "from this address")),
+      // With tenancy off (or no QUEEN_TENANT_MAX_LONGPOLLS) a slot that counts nothing.
+      tenant_slot_(take_slot(ctx.tenant_longpoll_slots, rc.tenant.tenant(), "for this tenant")),
       state_(std::make_shared<wake_state>(rc.executor)) {}
 
 long_poll::~long_poll() {
