@@ -63,6 +63,10 @@ SELECT status FROM queen.send('tsa_third', '1', 'p', NULL, NULL, 'acme');
 SELECT status FROM queen.send('tsa_orders', '{"who": "acme", "n": 5}', 'p', NULL, NULL, 'acme');
 SELECT status FROM queen.send('tsa_second', '1', 'p', NULL, NULL, 'globex');
 SELECT status FROM queen.send('tsa_third', '1', 'p', NULL, NULL, 'globex');
+-- A drained spool record was answered already: queen.push_spooled creates its queue past it.
+SELECT status FROM queen.push_spooled(ARRAY[E'acme\x1ftsa_spooled'], ARRAY['p'], ARRAY[1], ARRAY['s1'],
+                                      ARRAY[NULL]::uuid[], ARRAY[NULL]::text[], ARRAY['1'], ARRAY[NULL]::timestamptz[]);
+SHOW queen.tenant_max_queues;
 SELECT tenant, count(*) FROM queen.queues WHERE name LIKE '%tsa_%' GROUP BY 1 ORDER BY 1 NULLS FIRST;
 RESET queen.tenant_max_queues;
 SELECT status FROM queen.send('tsa_third', '1', 'p', NULL, NULL, 'acme');

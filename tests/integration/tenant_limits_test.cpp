@@ -92,6 +92,28 @@ TEST(TenantLimits, ATenantHoldsAtMostMaxQueuesEvenWhenCreatingThemAtOnce) {
     EXPECT_EQ(queues_of(acme), 3);
 }
 
+TEST(TenantLimits, SpooledPushesWereAnsweredSoTheDrainCreatesTheirQueuesPastTheLimit) {
+    broker_process b(cluster().conninfo(), with_tenancy({{"QUEEN_TENANT_MAX_QUEUES", "1"}}));
+    const auto acme = unique_name("lim-s-acme");
+    auto c = client_of(b);
+    ASSERT_EQ(as_tenant(c, acme, "POST", "/api/v1/push", push_body("first")).status, 201);
+    ASSERT_EQ(as_tenant(c, acme, "POST", "/api/v1/push", push_body("second")).status, 429);
+
+    ASSERT_EQ(c.post("/api/v1/system/maintenance", json{{"enabled", true}}).status, 200);
+    auto spooled = as_tenant(c, acme, "POST", "/api/v1/push", push_body("second"));
+    ASSERT_EQ(spooled.status, 201) << spooled.body;
+    EXPECT_EQ(spooled.json()[0]["status"], "buffered") << spooled.body;
+    EXPECT_EQ(queues_of(acme), 1);
+    ASSERT_EQ(c.post("/api/v1/system/maintenance", json{{"enabled", false}}).status, 200);
+    ASSERT_TRUE(eventually([&] { return messages_of(acme) == 2; }));
+    EXPECT_EQ(queues_of(acme), 2);
+    // At the first attempt: no drain paused on the limit and retried.
+    EXPECT_EQ(b.log().find("drain paused"), std::string::npos) << b.log();
+    // Past the limit now, a push that would create a third queue is still refused.
+    EXPECT_EQ(as_tenant(c, acme, "POST", "/api/v1/push", push_body("third")).status, 429);
+    EXPECT_EQ(queues_of(acme), 2);
+}
+
 TEST(TenantLimits, StoredBytesPastTheLimitRefusePushesOfThatTenantOnly) {
     broker_process b(cluster().conninfo(),
                      with_tenancy({{"QUEEN_TENANT_MAX_BYTES", "4096"}, {"QUEEN_STATS_INTERVAL_MS", "200"}}));
