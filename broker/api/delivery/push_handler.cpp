@@ -20,7 +20,7 @@ boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::re
     auto& items = request.items;
     key_queue_names(items, rc.tenant);
     stamp_producer(items, rc.subject);
-    if (!items.empty()) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
+    if (!items.empty() && tenant_bytes_limited(ctx)) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
     co_await seal_payloads(ctx, items);
     // Push maintenance, or spooled pushes not yet drained: to the spool (docs/maintenance-and-spool.md).
     if (!items.empty() && push_goes_to_spool(ctx))

@@ -87,10 +87,12 @@ asio::awaitable<store::transaction_outcome> run_transaction(
 asio::awaitable<http::response> handle_transaction(broker_context& ctx, http::request_context& rc) {
     auto tx = parse_transaction(rc.req.body(), ctx.limits);
     refuse_pushes_while_spooling(ctx, tx);
-    bool pushes_any = false;
-    for (const auto& op : tx.operations)
-        pushes_any = pushes_any || (op.type == transaction_op::kind::push && !op.items.empty());
-    if (pushes_any) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
+    if (tenant_bytes_limited(ctx)) {
+        bool pushes_any = false;
+        for (const auto& op : tx.operations)
+            pushes_any = pushes_any || (op.type == transaction_op::kind::push && !op.items.empty());
+        if (pushes_any) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
+    }
     for (auto& op : tx.operations) {
         if (op.type != transaction_op::kind::push) continue;
         key_queue_names(op.items, rc.tenant);

@@ -8,7 +8,7 @@ namespace queen::api {
 
 boost::asio::awaitable<void> refuse_past_tenant_bytes(broker_context& ctx, const domain::tenant_scope& tenant) {
     const auto scope = tenant.sql_scope();
-    if (!scope || ctx.tenant_bytes.limit() == 0) co_return;
+    if (!scope) co_return;
     const auto stored = co_await ctx.tenant_bytes.at_limit(*scope);
     if (!stored) co_return;
     throw api_error(error_code::too_many_requests,

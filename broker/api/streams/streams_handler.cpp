@@ -161,7 +161,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
     auto& call = req.call;
     key_queue_names(call.push_items, rc.tenant);
     refuse_pushes_while_spooling(ctx, call);
-    if (!call.push_items.empty()) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
+    if (!call.push_items.empty() && tenant_bytes_limited(ctx)) co_await refuse_past_tenant_bytes(ctx, rc.tenant);
     stamp_producer(call.push_items, rc.subject);
     co_await seal_payloads(ctx, call.push_items);
 
