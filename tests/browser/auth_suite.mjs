@@ -4,8 +4,7 @@
 // broker's JWT_SECRET. Output: "ok N - name" / "not ok N - name" lines and
 // "browser-auth: N passed, N failed".
 //   QUEEN_URL=http://127.0.0.1:PORT JWT_SECRET=... CHROMIUM=/usr/bin/chromium SCREENSHOTS=DIR node auth_suite.mjs
-import puppeteer from 'puppeteer-core';
-import { createHmac } from 'node:crypto';
+import { expectEq, hs256, launchBrowser } from './support.mjs';
 import path from 'node:path';
 
 const BASE = process.env.QUEEN_URL;
@@ -15,13 +14,10 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 if (!BASE || !SECRET || !SHOTS) throw new Error('QUEEN_URL, JWT_SECRET and SCREENSHOTS must be set');
 const QUEUE = 'auth-dash';
 
-const b64url = (s) => Buffer.from(s).toString('base64url');
 // An HS256 token for sub with role, valid for an hour (or expired an hour ago).
 function token(sub, role, { expired = false } = {}) {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { sub, role, iat: now - (expired ? 7200 : 0), exp: now + (expired ? -3600 : 3600) };
-  const input = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}`;
-  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+  return hs256(SECRET, { sub, role, iat: now - (expired ? 7200 : 0), exp: now + (expired ? -3600 : 3600) });
 }
 const ADMIN = token('dash-admin', 'admin');
 const READER = token('dash-reader', 'read-only');
@@ -52,9 +48,6 @@ const present = async (sel) => (await page.$(sel)) !== null;
 async function screenshot(name) {
   shot += 1;
   await page.screenshot({ path: path.join(SHOTS, `auth-${String(shot).padStart(2, '0')}-${name}.png`), fullPage: true });
-}
-function expectEq(actual, expected, what) {
-  if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 async function view(name) {
   await page.waitForSelector(`#view[data-view="${name}"][data-loaded="true"]`, { timeout: 15000 });
@@ -112,12 +105,7 @@ test('an expired token is refused and the form says why', async () => {
   expectEq(await text('[data-test="token-reason"]'), 'Token has expired', 'the reason shown');
 });
 
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1400,1000'],
-  defaultViewport: { width: 1400, height: 1000 },
-});
+const browser = await launchBrowser(CHROMIUM);
 let passed = 0;
 let failed = 0;
 try {

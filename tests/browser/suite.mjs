@@ -6,7 +6,7 @@
 // view goes to $SCREENSHOTS. Output: "ok N - name" / "not ok N - name" lines and
 // "browser: N passed, N failed".
 //   QUEEN_URL=http://127.0.0.1:PORT CHROMIUM=/usr/bin/chromium SCREENSHOTS=DIR node suite.mjs
-import puppeteer from 'puppeteer-core';
+import { expectEq, launchBrowser, until } from './support.mjs';
 import path from 'node:path';
 
 const BASE = process.env.QUEEN_URL;
@@ -41,21 +41,8 @@ async function call(method, p, body, ok = [200, 201, 204]) {
 }
 
 // Polls fn until it returns a truthy value (its value), or throws after `ms`.
-async function until(what, fn, ms = 20000) {
-  const end = Date.now() + ms;
-  let last;
-  while (Date.now() < end) {
-    last = await fn();
-    if (last) return last;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 // Throws naming `what` unless actual === expected.
-function expectEq(actual, expected, what) {
-  if (actual !== expected) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
 
 // The known data: two queues, four partitions (dash-orders' Default stays empty), ten
 // messages; group billing commits order-1 and order-2 and dead-letters order-3; queue mode
@@ -421,12 +408,7 @@ test('an API error is shown, not swallowed', async () => {
 
 // ---- running them ----------------------------------------------------------------------
 
-const browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1400,1000'],
-  defaultViewport: { width: 1400, height: 1000 },
-});
+const browser = await launchBrowser(CHROMIUM);
 let passed = 0;
 let failed = 0;
 try {

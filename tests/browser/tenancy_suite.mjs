@@ -9,8 +9,7 @@
 // error banner. Output: "ok N - tenancy: name" / "not ok N - tenancy: name" lines and
 // "browser-tenancy: N passed, N failed".
 //   HEADER_URL=… HEADER_AUTH_URL=… CLAIM_URL=… JWT_SECRET=… CHROMIUM=/usr/bin/chromium SCREENSHOTS=DIR node tenancy_suite.mjs
-import puppeteer from 'puppeteer-core';
-import { createHmac } from 'node:crypto';
+import { expectEq, hs256, launchBrowser, until } from './support.mjs';
 import path from 'node:path';
 
 const HEADER_URL = process.env.HEADER_URL;
@@ -29,12 +28,10 @@ const SEED = {
 
 // ---- the API, from Node ----------------------------------------------------------------
 
-const b64url = (s) => Buffer.from(s).toString('base64url');
 // An HS256 token for sub with role and the extra claims, valid for an hour.
 function token(sub, role, extra = {}) {
   const now = Math.floor(Date.now() / 1000);
-  const input = `${b64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }))}.${b64url(JSON.stringify({ sub, role, iat: now, exp: now + 3600, ...extra }))}`;
-  return `${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+  return hs256(SECRET, { sub, role, iat: now, exp: now + 3600, ...extra });
 }
 const ACME_WRITER = token('acme-app', 'read-write', { tenant: 'acme' });
 const ADMIN = token('ops', 'admin');
@@ -49,16 +46,6 @@ async function call(method, p, tenant, body) {
   return text ? JSON.parse(text) : null;
 }
 
-// Polls fn until it returns a truthy value (its value), or throws after `ms`.
-async function until(what, fn, ms = 20000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await fn();
-    if (v) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 // Pushes SEED through the broker, then waits until the stats snapshot counts every queue.
 async function seed() {
@@ -86,9 +73,6 @@ let problems = [];
 let allowed = [];  // substrings of the failed answers a test provokes on purpose
 let shot = 0;
 
-function expectEq(actual, expected, what) {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
 
 // A fresh tab in its own browser context (so its own sessionStorage), watched for problems.
 async function freshPage() {
@@ -270,12 +254,7 @@ test("claim: an admin token without the claim switches between acme's and globex
   await screenshot('claim-admin-globex');
 });
 
-browser = await puppeteer.launch({
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--no-sandbox', '--headless=new', '--disable-gpu', '--disable-dev-shm-usage', '--window-size=1400,1000'],
-  defaultViewport: { width: 1400, height: 1000 },
-});
+browser = await launchBrowser(CHROMIUM);
 let passed = 0;
 let failed = 0;
 try {
