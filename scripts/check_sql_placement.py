@@ -4,6 +4,7 @@ SQL text lives only in broker/store/, and every statement there calls queen.* fu
 (SELECT, never a table) or queen.* procedures (CALL), or is one of the kinds allowed elsewhere,
 each kept in one place:
   broker/schema/migrator.cpp   the schema migrator (any statement, its advisory lock)
+  broker/schema/shard_proxy_installer.cpp   `queen shards init` (any statement: the shards' and proxy's DDL)
   broker/db/pg_listener.cpp    LISTEN / UNLISTEN
   broker/db/pg_pool.cpp, broker/db/pg_connection.cpp   session SET and transaction control
 and in broker/store/ the election's advisory locks. Adjacent string literals are joined
@@ -23,6 +24,7 @@ ADVISORY = re.compile(r"^\s*SELECT\s+pg_(try_)?advisory_(un)?lock\(")
 PROCEDURE_CALL = re.compile(r"^\s*CALL\s+queen\.\w+\s*\([^;]*\)\s*$")
 ALLOWED_ELSEWHERE = {
     "schema/migrator.cpp": re.compile(r"."),
+    "schema/shard_proxy_installer.cpp": re.compile(r"."),
     "db/pg_listener.cpp": re.compile(r"^\s*(UN)?LISTEN\b"),
     "db/pg_pool.cpp": TRANSACTION,
     "db/pg_connection.cpp": TRANSACTION,

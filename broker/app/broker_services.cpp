@@ -97,9 +97,9 @@ metrics::activity_recorder_options recorder_options_of(const config::broker_conf
             [&spool] { return spool.pending(); }, [&prometheus](double seconds) { prometheus.loop_lag(seconds); }};
 }
 
-services::housekeeper_options housekeeper_options_of(const config::broker_config& cfg, const database_setup& database,
+services::housekeeper_options housekeeper_options_of(const config::broker_config& cfg, const std::string& conninfo,
                                                      metrics::prometheus_metrics& prometheus) {
-    return {database.maintenance_conninfo(),
+    return {conninfo,
             cfg.housekeeping_interval,
             cfg.claim_floor_interval,
             cfg.stats_interval,
@@ -127,7 +127,7 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
       pop_fusion_(ioc.get_executor(), pool_, pop_fusion_options_of(cfg, prometheus_)),
       flags_(ioc.get_executor(), pool_, database.initial_flags(), cfg.maintenance_refresh),
       drainer_(ioc.get_executor(), pool_, notifier_, flags_, spool_, drainer_options_of(cfg, prometheus_)),
-      listener_(ioc.get_executor(), database.listener_conninfo(),
+      listener_(ioc.get_executor(), database.listener_conninfos().front(),
                 {services::push_notifier::channel, maintenance::maintenance_flags::channel},
                 listener_handlers_of(notifier_, flags_, waiters_)),
       cipher_(cipher_of(cfg)),
@@ -140,7 +140,8 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
       tenant_rate_limiter_(cfg.per_tenant.rate_per_second, cfg.per_tenant.rate_burst),
       tenant_bytes_(pool_, cfg.per_tenant.max_bytes, cfg.stats_interval),
       parse_budget_(cfg.abuse.json_parse_budget_bytes),
-      housekeeping_(ioc.get_executor(), housekeeper_options_of(cfg, database, prometheus_)),
+      housekeeping_(ioc.get_executor(),
+                    housekeeper_options_of(cfg, database.housekeeping_conninfos().front(), prometheus_)),
       ctx_{cfg,
            pool_,
            fusion_,
@@ -173,11 +174,21 @@ broker_services::broker_services(boost::asio::io_context& ioc, const config::bro
     log::info("spool: {} ({}); push maintenance {}, pop maintenance {}", spool_.path().string(),
               spool_.recovery_summary(), initial.push ? "ON" : "off", initial.pop ? "ON" : "off");
     flags_.on_push_resumed([this] { drainer_.kick(); });
+    for (std::size_t i = 1; i < database.listener_conninfos().size(); ++i) {
+        shard_listeners_.push_back(std::make_unique<db::pg_listener>(
+            ioc.get_executor(), database.listener_conninfos()[i],
+            std::vector<std::string>{services::push_notifier::channel, maintenance::maintenance_flags::channel},
+            listener_handlers_of(notifier_, flags_, waiters_)));
+        shard_housekeepers_.push_back(std::make_unique<services::housekeeper>(
+            ioc.get_executor(), housekeeper_options_of(cfg, database.housekeeping_conninfos()[i], prometheus_)));
+    }
 }
 
 void broker_services::start() {
     listener_.start();
     housekeeping_.start();
+    for (auto& l : shard_listeners_) l->start();
+    for (auto& h : shard_housekeepers_) h->start();
     flags_.start();
     drainer_.start();
     recorder_.start();
@@ -187,6 +198,8 @@ void broker_services::start() {
 void broker_services::stop() {
     listener_.stop();
     housekeeping_.stop();
+    for (auto& l : shard_listeners_) l->stop();
+    for (auto& h : shard_housekeepers_) h->stop();
     flags_.stop();
     drainer_.stop();
     recorder_.stop();

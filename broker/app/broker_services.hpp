@@ -31,7 +31,9 @@
 #include <utility>
 #include <boost/asio/io_context.hpp>
 
+#include <memory>
 #include <optional>
+#include <vector>
 
 namespace queen::app {
 
@@ -74,6 +76,10 @@ private:
     services::tenant_bytes tenant_bytes_;
     util::memory_budget parse_budget_;
     services::housekeeper housekeeping_;
+    // Behind a shard proxy, the LISTEN and the housekeeping of every shard database after the
+    // first (listener_ and housekeeping_ serve the first).
+    std::vector<std::unique_ptr<db::pg_listener>> shard_listeners_;
+    std::vector<std::unique_ptr<services::housekeeper>> shard_housekeepers_;
     api::broker_context ctx_;
 };
 

@@ -2,7 +2,11 @@
 
 #include "db/conninfo.hpp"
 #include "log/log.hpp"
+
+#include <stdexcept>
 #include "schema/codec_path.hpp"
+#include "schema/shard_proxy_installer.hpp"
+#include "store/shards_store.hpp"
 
 namespace queen::app {
 
@@ -45,6 +49,23 @@ schema::migration_report prepare_schema(const config::broker_config& cfg, const 
     return report;
 }
 
+// Behind a shard proxy the shards' schemas are only checked (`queen shards init` applies
+// them and regenerates the proxy's functions to match); the first shard's codec path is held
+// to QUEEN_EXTENSION.
+schema::migration_report check_shard_schemas(const config::broker_config& cfg, const std::vector<std::string>& shards) {
+    schema::migration_report first;
+    for (std::size_t i = 0; i < shards.size(); ++i) {
+        auto report = schema::check(shards[i], cfg.db_startup_wait);
+        if (i == 0) first = report;
+    }
+    log::info("sharded: {} shard databases behind the proxy, schema version {}; payloads may nest {} levels",
+              shards.size(), first.database_version, first.max_payload_depth);
+    auto codec = schema::detect_codec_path(shards.front());
+    log::info("{}", schema::describe(codec));
+    schema::enforce(cfg.extension, codec);
+    return first;
+}
+
 }  // namespace
 
 database_setup::database_setup(const config::broker_config& cfg) {
@@ -53,7 +74,19 @@ database_setup::database_setup(const config::broker_config& cfg) {
     maintenance_conninfo_ = db::hardened_conninfo(database, hardening, db::connection_role::maintenance);
     request_conninfo_ = db::hardened_conninfo(database, hardening, db::connection_role::requests);
     listener_conninfo_ = db::hardened_conninfo(database, hardening, db::connection_role::listener);
-    schema_ = prepare_schema(cfg, maintenance_conninfo_);
+    if (!cfg.embedded && schema::is_shard_proxy(maintenance_conninfo_, cfg.db_startup_wait)) {
+        for (const auto& shard : store::read_shard_databases(maintenance_conninfo_)) {
+            housekeeping_conninfos_.push_back(
+                db::hardened_conninfo(shard, hardening, db::connection_role::maintenance));
+            listener_conninfos_.push_back(db::hardened_conninfo(shard, hardening, db::connection_role::listener));
+        }
+        if (listener_conninfos_.empty()) throw std::runtime_error("the shard proxy has no shard databases");
+        schema_ = check_shard_schemas(cfg, housekeeping_conninfos_);
+    } else {
+        schema_ = prepare_schema(cfg, maintenance_conninfo_);
+        housekeeping_conninfos_.push_back(maintenance_conninfo_);
+        listener_conninfos_.push_back(listener_conninfo_);
+    }
     // A spool left non-empty by an earlier run is recovered against this database's identity.
     initial_flags_ = maintenance::maintenance_flags::load(maintenance_conninfo_);
 }

@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace queen::app {
 
@@ -19,13 +20,18 @@ public:
 
     const std::string& maintenance_conninfo() const noexcept { return maintenance_conninfo_; }  // schema, housekeeping
     const std::string& request_conninfo() const noexcept { return request_conninfo_; }          // the pool
-    const std::string& listener_conninfo() const noexcept { return listener_conninfo_; }        // LISTEN
+    // Behind a shard proxy (docs/scaling.md): every shard database, where brokers LISTEN and
+    // elect housekeeping; otherwise the one database. Never empty.
+    const std::vector<std::string>& listener_conninfos() const noexcept { return listener_conninfos_; }
+    const std::vector<std::string>& housekeeping_conninfos() const noexcept { return housekeeping_conninfos_; }
+    bool sharded() const noexcept { return housekeeping_conninfos_.front() != maintenance_conninfo_; }
     const schema::migration_report& schema() const noexcept { return schema_; }
     const maintenance::flags_snapshot& initial_flags() const noexcept { return initial_flags_; }
 
 private:
     std::optional<embedded::embedded_postgres> embedded_;  // stopped when the broker ends
     std::string maintenance_conninfo_, request_conninfo_, listener_conninfo_;
+    std::vector<std::string> listener_conninfos_, housekeeping_conninfos_;
     schema::migration_report schema_;
     maintenance::flags_snapshot initial_flags_;
 };

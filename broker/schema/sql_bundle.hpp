@@ -14,6 +14,8 @@ struct sql_file {
 const std::vector<sql_file>& embedded_migrations();
 // Procedures and views (sql/procedures/*.sql), CREATE OR REPLACE, applied at every boot.
 const std::vector<sql_file>& embedded_procedures();
+// The proxy database of a sharded deployment (sql/shards/*.sql), applied by `queen shards init`.
+const std::vector<sql_file>& embedded_shard_proxy();
 // SHA-256 (hex) of the procedure files' names and texts: equal bundles, equal fingerprints.
 std::string_view embedded_procedures_fingerprint();
 

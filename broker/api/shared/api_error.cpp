@@ -23,6 +23,8 @@ boost::beast::http::status status_of(error_code code) {
             return status::too_many_requests;
         case error_code::unavailable:
             return status::service_unavailable;
+        case error_code::not_implemented:
+            return status::not_implemented;
     }
     return status::internal_server_error;
 }
@@ -31,6 +33,7 @@ api_error from_procedure(const std::string& sqlstate, const std::string& message
     if (sqlstate == "QN429") return api_error(error_code::too_many_requests, message, 1);
     if (sqlstate == "QN404") return api_error(error_code::not_found, message);
     if (sqlstate == "QN409") return api_error(error_code::conflict, message);
+    if (sqlstate == "QN501") return api_error(error_code::not_implemented, message);
     return api_error(error_code::bad_request, message);
 }
 

@@ -18,6 +18,7 @@ enum class error_code {
     payload_too_large,   // 413
     too_many_requests,   // 429 (with Retry-After)
     unavailable,         // 503 (with Retry-After)
+    not_implemented,     // 501 (a route not served over shards yet)
 };
 
 boost::beast::http::status status_of(error_code code);
@@ -36,7 +37,7 @@ private:
 };
 
 // A domain error raised by a stored procedure (SQLSTATE class QN): QN429 → 429,
-// QN404 → 404, QN409 → 409, any other QN code → 400. The message is the procedure's own.
+// QN404 → 404, QN409 → 409, QN501 → 501, any other QN code → 400. The message is the procedure's own.
 api_error from_procedure(const std::string& sqlstate, const std::string& message);
 
 inline api_error bad_request(std::string message) {

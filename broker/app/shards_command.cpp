@@ -1,0 +1,105 @@
+#include "app/shards_command.hpp"
+
+#include "schema/shard_proxy_installer.hpp"
+#include "store/shards_store.hpp"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <stdexcept>
+
+namespace queen::app {
+
+namespace {
+
+constexpr const char* usage =
+    "usage: queen shards init --proxy <url> --shard <url> [--shard <url>...] [--logical-shards N]\n"
+    "       queen shards status --proxy <url>\n";
+
+// How long init waits for a database that is still starting.
+constexpr std::chrono::milliseconds connect_wait{10000};
+
+struct shard_arguments {
+    std::string command;
+    schema::shard_layout layout;
+};
+
+// The arguments after `shards`; throws std::invalid_argument naming what is wrong.
+shard_arguments parse(const std::vector<std::string>& args) {
+    if (args.empty()) throw std::invalid_argument("a command is needed (init or status)");
+    shard_arguments out;
+    out.command = args[0];
+    if (out.command != "init" && out.command != "status")
+        throw std::invalid_argument("unknown command '" + out.command + "' (init or status)");
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& flag = args[i];
+        if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
+        const std::string& value = args[++i];
+        if (flag == "--proxy") {
+            out.layout.proxy = value;
+        } else if (flag == "--shard" && out.command == "init") {
+            out.layout.shards.push_back(value);
+        } else if (flag == "--logical-shards" && out.command == "init") {
+            std::size_t used = 0;
+            int n = 0;
+            try {
+                n = std::stoi(value, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != value.size() || n < 1 || n > 1024 || (n & (n - 1)) != 0)
+                throw std::invalid_argument("--logical-shards must be a power of 2 from 1 to 1024, not '" + value +
+                                            "'");
+            out.layout.logical_shards = n;
+        } else {
+            throw std::invalid_argument("unknown option " + flag + " for " + out.command);
+        }
+    }
+    if (out.layout.proxy.empty()) throw std::invalid_argument("--proxy is needed");
+    if (out.command == "init") {
+        if (out.layout.shards.empty()) throw std::invalid_argument("at least one --shard is needed");
+        if (static_cast<int>(out.layout.shards.size()) > out.layout.logical_shards)
+            throw std::invalid_argument(fmt::format("{} shards need at least as many logical shards (--logical-shards)",
+                                                    out.layout.shards.size()));
+    }
+    return out;
+}
+
+int init(const schema::shard_layout& layout) {
+    const auto report = schema::install_shards(layout, connect_wait);
+    for (std::size_t i = 0; i < layout.shards.size(); ++i)
+        fmt::print("shard {}: schema ready{}\n", i, report.extension[i] ? ", queen_ext installed" : "");
+    fmt::print("proxy: cluster queen_shards with {} logical shards over {} databases; {} functions generated\n",
+               layout.logical_shards, layout.shards.size(), report.functions);
+    return 0;
+}
+
+int status(const std::string& proxy) {
+    const auto databases = store::read_shard_databases(proxy);
+    const auto rows = store::read_shard_status(proxy);
+    fmt::print("{} shard databases\n", databases.size());
+    fmt::print("{:<24} {:>6} {:>12} {:>12} {:>14}\n", "database", "port", "partitions", "messages", "bytes");
+    for (const auto& r : rows)
+        fmt::print("{:<24} {:>6} {:>12} {:>12} {:>14}\n", r.database, r.port, r.partitions, r.messages, r.bytes);
+    return 0;
+}
+
+}  // namespace
+
+int shards_command(const std::vector<std::string>& args) {
+    shard_arguments parsed;
+    try {
+        parsed = parse(args);
+    } catch (const std::invalid_argument& e) {
+        fmt::print(stderr, "queen shards: {}\n{}", e.what(), usage);
+        return 2;
+    }
+    try {
+        return parsed.command == "init" ? init(parsed.layout) : status(parsed.layout.proxy);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "queen shards {}: {}\n", parsed.command, e.what());
+        return 1;
+    }
+}
+
+}  // namespace queen::app

@@ -1,0 +1,96 @@
+#include "schema/shard_proxy_installer.hpp"
+
+#include "db/sync_connection.hpp"
+#include "schema/migrator.hpp"
+#include "schema/sql_bundle.hpp"
+
+#include <stdexcept>
+
+namespace queen::schema {
+
+namespace {
+
+// The procedure file both sides share: the proxy hashes partitions exactly as the shards do.
+constexpr std::string_view shared_hash_file = "22_partition_hash.sql";
+
+// An array literal of connection strings (each quoted, backslashes and quotes escaped).
+std::string text_array(const std::vector<std::string>& items) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) out += ',';
+        out += '"';
+        for (char c : items[i]) {
+            if (c == '"' || c == '\\') out += '\\';
+            out += c;
+        }
+        out += '"';
+    }
+    return out + "}";
+}
+
+// CREATE EXTENSION queen_ext on a shard when this PostgreSQL has it; whether it is there after.
+bool install_extension_if_available(db::sync_connection& c) {
+    auto available = c.exec("SELECT 1 FROM pg_available_extensions WHERE name = 'queen_ext'", "looking for queen_ext");
+    if (available.rows() == 0) return false;
+    c.exec("SET client_min_messages = warning", "setting client_min_messages");
+    c.exec("CREATE EXTENSION IF NOT EXISTS queen_ext", "creating extension queen_ext");
+    return true;
+}
+
+void prepare_shard(const std::string& conninfo, int logical_shards, std::chrono::milliseconds connect_wait,
+                   shard_install_report& report) {
+    apply(conninfo, connect_wait);
+    auto c = db::sync_connection::connect_with_retry(conninfo, connect_wait);
+    report.extension.push_back(install_extension_if_available(c));
+    c.exec("SELECT queen.become_shard($1::integer)", "making the database a shard", {std::to_string(logical_shards)});
+}
+
+int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
+    auto c = db::sync_connection::connect_with_retry(layout.proxy, connect_wait);
+    c.exec("SET client_min_messages = warning", "setting client_min_messages");
+    // The hand-written functions call generated ones, which exist only after generate_api().
+    c.exec("SET check_function_bodies = off", "setting check_function_bodies");
+    c.exec("BEGIN", "BEGIN");
+    try {
+        for (const auto& f : embedded_shard_proxy()) c.exec(std::string(f.text), "proxy " + std::string(f.name));
+        for (const auto& f : embedded_procedures())
+            if (f.name == shared_hash_file) c.exec(std::string(f.text), "proxy " + std::string(f.name));
+        c.exec("SELECT queen_proxy.configure_cluster($1::text[], $2::integer)", "configuring the cluster",
+               {text_array(layout.shards), std::to_string(layout.logical_shards)});
+        c.exec("COMMIT", "COMMIT");
+    } catch (...) {
+        c.exec_ignoring_failure("ROLLBACK");
+        throw;
+    }
+    // Generated in its own transaction: it reads the first shard through the cluster just made.
+    auto res = c.exec("SELECT queen_proxy.generate_api()", "generating the proxy's functions");
+    return std::stoi(std::string(res.text(0, 0)));
+}
+
+}  // namespace
+
+shard_install_report install_shards(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
+    if (layout.shards.empty()) throw std::runtime_error("at least one --shard is needed");
+    shard_install_report report;
+    for (const auto& shard : layout.shards) {
+        try {
+            prepare_shard(shard, layout.logical_shards, connect_wait, report);
+        } catch (const std::exception& e) {
+            throw std::runtime_error("shard " + shard + ": " + e.what());
+        }
+    }
+    try {
+        report.functions = prepare_proxy(layout, connect_wait);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("proxy " + layout.proxy + ": " + e.what());
+    }
+    return report;
+}
+
+bool is_shard_proxy(const std::string& conninfo, std::chrono::milliseconds connect_wait) {
+    auto c = db::sync_connection::connect_with_retry(conninfo, connect_wait);
+    auto res = c.exec("SELECT to_regprocedure('queen.shard_databases()') IS NOT NULL", "looking for a shard proxy");
+    return res.rows() == 1 && res.text(0, 0) == "t";
+}
+
+}  // namespace queen::schema

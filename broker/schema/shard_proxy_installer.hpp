@@ -1,0 +1,30 @@
+#pragma once
+// Makes databases into a sharded deployment (docs/scaling.md): every shard gets the stock
+// schema (and queen_ext where PostgreSQL has it) and becomes a shard of the logical-shard
+// count; the proxy gets PL/Proxy, the cluster queen_shards and the queen.* functions
+// generated from sql/shards. Idempotent: running it again with the same shards changes
+// nothing. The one place besides the migrator that runs DDL.
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace queen::schema {
+
+struct shard_layout {
+    std::string proxy;                // connection string of the proxy database
+    std::vector<std::string> shards;  // of each shard database, in order
+    int logical_shards = 16;          // a power of 2, at least the number of shards
+};
+
+struct shard_install_report {
+    int functions = 0;            // proxy functions generated
+    std::vector<bool> extension;  // per shard: queen_ext installed there
+};
+
+// Installs the layout; throws std::runtime_error naming the database and step that failed.
+shard_install_report install_shards(const shard_layout& layout, std::chrono::milliseconds connect_wait);
+
+// Whether this database is a shard proxy (it serves queen.shard_databases()).
+bool is_shard_proxy(const std::string& conninfo, std::chrono::milliseconds connect_wait);
+
+}  // namespace queen::schema

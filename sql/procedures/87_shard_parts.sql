@@ -1,0 +1,154 @@
+-- A database as one shard of a sharded deployment (docs/scaling.md): `queen shards init`
+-- calls queen.become_shard on every shard, and the proxy's functions call the *_part
+-- functions below with the share of a split call that lives here.
+-- Lock order: as the functions they call (queen.push, queen.ack, queen.ack_fused).
+
+-- queen.partition_id_with_shard(): BEFORE INSERT on queen.log_partitions of a shard. The id
+-- drawn from the sequence becomes id * logical_shards + the partition's logical shard, so a
+-- partition id names its shard (acks, seeks and traces route by id, with no lookup).
+CREATE OR REPLACE FUNCTION queen.partition_id_with_shard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n     integer;
+    v_queue text;
+BEGIN
+    SELECT logical_shards INTO v_n FROM queen.shard_identity;
+    IF v_n IS NULL THEN
+        RETURN NEW;
+    END IF;
+    SELECT name INTO v_queue FROM queen.queues WHERE id = NEW.queue_id;
+    NEW.id := NEW.id * v_n + (queen.partition_hash(v_queue, NEW.name) & (v_n - 1));
+    RETURN NEW;
+END;
+$$;
+COMMENT ON FUNCTION queen.partition_id_with_shard() IS
+  'Trigger of a shard: a new partition id carries its logical shard in its low bits.';
+
+-- queen.become_shard(logical_shards): makes this database a shard (idempotent for the same
+-- count). Refused (QN409) when it is already a shard with another count, or when it holds
+-- partitions from before, whose ids would not name their shard.
+CREATE OR REPLACE FUNCTION queen.become_shard(p_logical_shards integer)
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now integer;
+BEGIN
+    LOCK TABLE queen.shard_identity IN EXCLUSIVE MODE;
+    SELECT logical_shards INTO v_now FROM queen.shard_identity;
+    IF v_now IS NOT NULL AND v_now <> p_logical_shards THEN
+        RAISE EXCEPTION 'this database is already a shard of % logical shards, not %', v_now, p_logical_shards
+              USING ERRCODE = 'QN409';
+    END IF;
+    IF v_now IS NULL THEN
+        IF EXISTS (SELECT 1 FROM queen.log_partitions) THEN
+            RAISE EXCEPTION 'this database already holds partitions; a shard must start empty'
+                  USING ERRCODE = 'QN409';
+        END IF;
+        INSERT INTO queen.shard_identity (logical_shards) VALUES (p_logical_shards);
+    END IF;
+    CREATE OR REPLACE TRIGGER partition_id_with_shard BEFORE INSERT ON queen.log_partitions
+        FOR EACH ROW EXECUTE FUNCTION queen.partition_id_with_shard();
+    RETURN p_logical_shards;
+END;
+$$;
+COMMENT ON FUNCTION queen.become_shard(integer) IS
+  'Makes this database a shard of that many logical shards (partition ids carry their shard).';
+
+-- queen.api_signatures(names): how each named queen.* function is declared here, for the
+-- proxy's generator (sql/shards/20_generator.sql), which gives its functions the same.
+CREATE OR REPLACE FUNCTION queen.api_signatures(p_names text[])
+RETURNS TABLE(name text, arguments text, argument_names text[], result text, returns_set boolean,
+              returns_table boolean)
+LANGUAGE sql STABLE
+AS $$
+    SELECT p.proname::text, pg_get_function_arguments(p.oid),
+           (SELECT array_agg(a.n ORDER BY a.i)
+              FROM unnest(p.proargnames, coalesce(p.proargmodes, array_fill('i'::"char", ARRAY[p.pronargs])))
+                   WITH ORDINALITY AS a(n, m, i)
+             WHERE a.m IN ('i', 'b', 'v')),
+           pg_get_function_result(p.oid), p.proretset, pg_get_function_result(p.oid) LIKE 'TABLE(%'
+      FROM pg_proc p
+     WHERE p.pronamespace = 'queen'::regnamespace AND p.proname = ANY (p_names)
+$$;
+COMMENT ON FUNCTION queen.api_signatures(text[]) IS
+  'Declared arguments and results of the named queen.* functions (the shard proxy copies them).';
+
+-- queen.push_part: queen.push over this shard's share of a split push, one queue and
+-- partition per item (in the request's order, so equal keys stay adjacent); item answers the
+-- position in the whole call (p_items).
+CREATE OR REPLACE FUNCTION queen.push_part(
+    p_shards integer[], p_items integer[], p_queues text[], p_partitions text[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_queues text[];
+    v_parts  text[];
+    v_counts integer[];
+BEGIN
+    SELECT array_agg(k.queue ORDER BY k.run), array_agg(k.part ORDER BY k.run), array_agg(k.n ORDER BY k.run)
+      INTO v_queues, v_parts, v_counts
+      FROM (SELECT r.run, min(r.queue) AS queue, min(r.part) AS part, count(*)::integer AS n
+              FROM (SELECT s.queue, s.part,
+                           sum(s.starts) OVER (ORDER BY s.i) AS run
+                      FROM (SELECT u.i, u.queue, u.part,
+                                   CASE WHEN (u.queue, u.part) IS NOT DISTINCT FROM
+                                             (lag(u.queue) OVER w, lag(u.part) OVER w) THEN 0 ELSE 1 END AS starts
+                              FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS u(queue, part, i)
+                            WINDOW w AS (ORDER BY u.i)) s) r
+             GROUP BY r.run) k;
+    RETURN QUERY
+        SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+          FROM queen.push(v_queues, v_parts, v_counts, p_txids, p_trace_ids, p_producers, p_payloads) AS r;
+END;
+$$;
+COMMENT ON FUNCTION queen.push_part(integer[], integer[], text[], text[], text[], uuid[], text[], text[]) IS
+  'queen.push over one shard''s share of a split push; items numbered as in the whole call.';
+
+-- queen.ack_part: queen.ack over this shard's share of a split ack call.
+CREATE OR REPLACE FUNCTION queen.ack_part(
+    p_shards integer[], p_items integer[], p_group text, p_partition_ids bigint[], p_txids text[],
+    p_offsets bigint[], p_lease_ids uuid[], p_statuses text[], p_errors text[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE sql
+AS $$
+    SELECT p_items[a.item], a.success, a.msg_offset, a.noop, a.dlq, a.lease_released, a.error, a.queue_name
+      FROM queen.ack(p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses, p_errors) AS a
+$$;
+COMMENT ON FUNCTION queen.ack_part(integer[], integer[], text, bigint[], text[], bigint[], uuid[], text[], text[]) IS
+  'queen.ack over one shard''s share of a split ack; items numbered as in the whole call.';
+
+-- queen.ack_fused_part: queen.ack_fused over this shard's share of a split fused ack.
+CREATE OR REPLACE FUNCTION queen.ack_fused_part(
+    p_shards integer[], p_items integer[], p_group text, p_requests integer[], p_partition_ids bigint[],
+    p_txids text[], p_offsets bigint[], p_lease_ids uuid[], p_statuses text[], p_errors text[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE sql
+AS $$
+    SELECT p_items[a.item], a.success, a.msg_offset, a.noop, a.dlq, a.lease_released, a.error, a.queue_name
+      FROM queen.ack_fused(p_group, p_requests, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses,
+                           p_errors) AS a
+$$;
+COMMENT ON FUNCTION queen.ack_fused_part(integer[], integer[], text, integer[], bigint[], text[], bigint[], uuid[],
+                                         text[], text[]) IS
+  'queen.ack_fused over one shard''s share of a split fused ack; items numbered as in the whole call.';
+
+-- queen.shard_status(): this shard's share, for `queen shards status` (through the proxy).
+-- Messages are those the segments hold (retention removes whole segments).
+CREATE OR REPLACE FUNCTION queen.shard_status()
+RETURNS TABLE(database text, port integer, logical_shards integer, partitions bigint, messages bigint, bytes bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT current_database()::text, inet_server_port(), (SELECT logical_shards FROM queen.shard_identity),
+           (SELECT count(*) FROM queen.log_partitions),
+           (SELECT coalesce(sum(s.last_offset - s.first_offset + 1), 0)::bigint FROM queen.log_segments s),
+           pg_database_size(current_database())
+$$;
+COMMENT ON FUNCTION queen.shard_status() IS
+  'This shard database''s partitions, stored messages and size (queen shards status).';

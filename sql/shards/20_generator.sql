@@ -1,0 +1,208 @@
+-- The one description of the API the proxy serves (queen_proxy.api_routes) and the generator
+-- that turns it into PL/Proxy functions with the shards' own signatures
+-- (queen_proxy.generate_api, called by `queen shards init` after these files).
+--
+-- Each row is one function of the proxy; `target` is the shard function it calls (its
+-- signature is read from the first shard). Routes:
+--   first     RUN ON 0: configuration every shard holds alike, read from one (deterministic)
+--   hash      RUN ON queen.partition_hash(<arg>): the shard of a (queue, partition)
+--   id        RUN ON <arg>: a partition id, whose low bits are its logical shard
+--   split     SPLIT every array; RUN ON <arg> (an array of hashes or partition ids)
+--   all       RUN ON ALL: written to every shard; the answer is the first row by <arg>
+--   sum       RUN ON ALL: the shards' answers added up
+--   every     RUN ON ALL: every shard's rows
+--   on_shard  RUN ON p_shard, a first argument naming the logical shard; the target without it
+--   custom    written by hand in 30_delivery.sql (the generator checks it exists)
+--   refuse    not served over shards yet: QN501 naming the function
+CREATE TABLE IF NOT EXISTS queen_proxy.api_routes (
+    proxy_function text PRIMARY KEY,
+    route          text NOT NULL CHECK (route IN ('first', 'hash', 'id', 'split', 'all', 'sum', 'every', 'on_shard',
+                                                  'custom', 'refuse')),
+    arg            text,
+    target         text
+);
+
+TRUNCATE queen_proxy.api_routes;
+INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
+    -- delivery
+    ('queen.push',                      'custom',   NULL, NULL),
+    ('queen_proxy.push_part',           'split',    'p_shards', 'queen.push_part'),
+    ('queen.pop',                       'custom',   NULL, NULL),
+    ('queen_proxy.pop',                 'on_shard', NULL, 'queen.pop'),
+    ('queen.pop_fused',                 'custom',   NULL, NULL),
+    ('queen_proxy.pop_fused',           'on_shard', NULL, 'queen.pop_fused'),
+    ('queen.ack',                       'custom',   NULL, NULL),
+    ('queen_proxy.ack_part',            'split',    'p_shards', 'queen.ack_part'),
+    ('queen.ack_fused',                 'custom',   NULL, NULL),
+    ('queen_proxy.ack_fused_part',      'split',    'p_shards', 'queen.ack_fused_part'),
+    ('queen.transaction',               'custom',   NULL, NULL),
+    ('queen_proxy.transaction',         'on_shard', NULL, 'queen.transaction'),
+    ('queen.live_span_segments',        'split',    'p_partition_ids', NULL),
+    ('queen.release_lease',             'sum',      NULL, NULL),
+    ('queen.extend_lease',              'all',      'partitions DESC', NULL),
+    ('queen.record_trace',              'id',       'p_partition_id', NULL),
+    ('queen.notify_brokers',            'first',    NULL, NULL),
+    -- configuration, written to every shard and read from one
+    ('queen.configure',                 'all',      'queue_id', NULL),
+    ('queen.queue_encryption',          'first',    NULL, NULL),
+    ('queen.get_maintenance',           'first',    NULL, NULL),
+    ('queen.set_maintenance',           'all',      NULL, NULL),
+    ('queen.codec_extension',           'first',    NULL, NULL),
+    ('queen.max_payload_depth',         'first',    NULL, NULL),
+    ('queen.flush_activity',            'first',    NULL, NULL),
+    -- operator; health asks every shard (one down: unhealthy)
+    ('queen.database_health',           'all',      NULL, NULL),
+    ('queen.shard_status',              'every',    NULL, NULL),
+    -- not served over shards yet (docs/scaling.md, "What runs over shards")
+    ('queen.push_spooled',              'refuse',   NULL, NULL),
+    ('queen.scoped_partition_ids',      'refuse',   NULL, NULL),
+    ('queen.scoped_partition_id',       'refuse',   NULL, NULL),
+    ('queen.seek_group',                'refuse',   NULL, NULL),
+    ('queen.set_group_subscription',    'refuse',   NULL, NULL),
+    ('queen.delete_group',              'refuse',   NULL, NULL),
+    ('queen.group_cursors',             'refuse',   NULL, NULL),
+    ('queen.lagging_cursors',           'refuse',   NULL, NULL),
+    ('queen.list_group_summaries',      'refuse',   NULL, NULL),
+    ('queen.list_groupings',            'refuse',   NULL, NULL),
+    ('queen.list_queues',               'refuse',   NULL, NULL),
+    ('queen.queue_detail',              'refuse',   NULL, NULL),
+    ('queen.delete_queue',              'refuse',   NULL, NULL),
+    ('queen.count_dead_letters',        'refuse',   NULL, NULL),
+    ('queen.list_dead_letters',         'refuse',   NULL, NULL),
+    ('queen.dead_letter_segments',      'refuse',   NULL, NULL),
+    ('queen.purge_dead_letters',        'refuse',   NULL, NULL),
+    ('queen.requeue_dead_letter_set',   'refuse',   NULL, NULL),
+    ('queen.browse_messages',           'refuse',   NULL, NULL),
+    ('queen.browse_mode',               'refuse',   NULL, NULL),
+    ('queen.message_detail',            'refuse',   NULL, NULL),
+    ('queen.message_consumer_groups',   'refuse',   NULL, NULL),
+    ('queen.delete_message',            'refuse',   NULL, NULL),
+    ('queen.message_traces_of',         'refuse',   NULL, NULL),
+    ('queen.trace_names',               'refuse',   NULL, NULL),
+    ('queen.count_trace_names',         'refuse',   NULL, NULL),
+    ('queen.traces_by_name',            'refuse',   NULL, NULL),
+    ('queen.count_traces_by_name',      'refuse',   NULL, NULL),
+    ('queen.metrics_scrape',            'refuse',   NULL, NULL),
+    ('queen.refresh_stats',             'refuse',   NULL, NULL),
+    ('queen.stats_age',                 'refuse',   NULL, NULL),
+    ('queen.resources_overview',        'refuse',   NULL, NULL),
+    ('queen.status_summary',            'refuse',   NULL, NULL),
+    ('queen.status_throughput',         'refuse',   NULL, NULL),
+    ('queen.status_top_errors',         'refuse',   NULL, NULL),
+    ('queen.status_workers',            'refuse',   NULL, NULL),
+    ('queen.status_queue',              'refuse',   NULL, NULL),
+    ('queen.status_queue_partitions',   'refuse',   NULL, NULL),
+    ('queen.status_queues_list',        'refuse',   NULL, NULL),
+    ('queen.status_analytics',          'refuse',   NULL, NULL),
+    ('queen.analytics_queue_lag',       'refuse',   NULL, NULL),
+    ('queen.analytics_queue_ops',       'refuse',   NULL, NULL),
+    ('queen.analytics_queue_parked',    'refuse',   NULL, NULL),
+    ('queen.analytics_retention',       'refuse',   NULL, NULL),
+    ('queen.analytics_system_metrics',  'refuse',   NULL, NULL),
+    ('queen.analytics_worker_queues',   'refuse',   NULL, NULL),
+    ('queen.analytics_worker_series',   'refuse',   NULL, NULL),
+    ('queen.analytics_worker_summary',  'refuse',   NULL, NULL),
+    ('queen.bucket_minutes',            'refuse',   NULL, NULL),
+    ('queen.pg_active_queries',         'refuse',   NULL, NULL),
+    ('queen.pg_autovacuum_status',      'refuse',   NULL, NULL),
+    ('queen.pg_buffer_usage',           'refuse',   NULL, NULL),
+    ('queen.pg_database_cache',         'refuse',   NULL, NULL),
+    ('queen.pg_dead_tuples',            'refuse',   NULL, NULL),
+    ('queen.pg_hot_updates',            'refuse',   NULL, NULL),
+    ('queen.pg_index_cache',            'refuse',   NULL, NULL),
+    ('queen.pg_table_cache',            'refuse',   NULL, NULL),
+    ('queen.pg_table_sizes',            'refuse',   NULL, NULL),
+    ('queen.stream_cycle',              'refuse',   NULL, NULL),
+    ('queen.stream_register',           'refuse',   NULL, NULL),
+    ('queen.stream_state_get',          'refuse',   NULL, NULL),
+    ('queen.stream_queries_overview',   'refuse',   NULL, NULL),
+    ('queen.tenant_usage',              'refuse',   NULL, NULL),
+    ('queen.check_tenant_queue_limit',  'refuse',   NULL, NULL),
+    ('queen.tenant_queue_key',          'refuse',   NULL, NULL),
+    ('queen.message_id',                'refuse',   NULL, NULL);
+
+-- queen_proxy.generate_api(): (re)creates every function of queen_proxy.api_routes with the
+-- first shard's signature of its target; returns how many it created. Refused (QN409) when a
+-- target is missing on the shard, or a custom function is missing or declared otherwise.
+CREATE OR REPLACE FUNCTION queen_proxy.generate_api()
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    r        record;
+    v_shards text := 'queen_shards';
+    v_args   text;
+    v_call   text;
+    v_result text;
+    v_set    text;
+    v_n      integer := 0;
+BEGIN
+    CREATE TEMP TABLE shard_signatures ON COMMIT DROP AS
+        SELECT * FROM queen_proxy.shard_signatures(
+            (SELECT array_agg(split_part(coalesce(target, proxy_function), '.', 2)) FROM queen_proxy.api_routes));
+    FOR r IN
+        SELECT a.*, s.arguments, s.argument_names, s.result, s.returns_set, s.returns_table, s.name AS found
+          FROM queen_proxy.api_routes a
+          LEFT JOIN shard_signatures s ON s.name = split_part(coalesce(a.target, a.proxy_function), '.', 2)
+         ORDER BY a.proxy_function
+    LOOP
+        IF r.found IS NULL THEN
+            RAISE EXCEPTION 'the shards have no function % for the proxy''s %', coalesce(r.target, r.proxy_function),
+                  r.proxy_function USING ERRCODE = 'QN409';
+        END IF;
+        v_args := coalesce(array_to_string(r.argument_names, ', '), '');
+        v_call := format('%s(%s)', coalesce(r.target, r.proxy_function), v_args);
+        -- The answer as a set: a scalar result becomes SETOF it.
+        v_set := CASE WHEN r.returns_table OR r.returns_set THEN r.result ELSE 'SETOF ' || r.result END;
+        IF r.route = 'custom' THEN
+            IF to_regproc(r.proxy_function) IS NULL THEN
+                RAISE EXCEPTION 'the proxy lacks its hand-written %', r.proxy_function USING ERRCODE = 'QN409';
+            END IF;
+            CONTINUE;
+        END IF;
+        EXECUTE format('DROP ROUTINE IF EXISTS %s', r.proxy_function);
+        IF r.route = 'every' THEN
+            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plproxy AS $body$ CLUSTER %L; RUN ON ALL; $body$',
+                           r.proxy_function, r.arguments, v_set, v_shards);
+        ELSIF r.route IN ('first', 'hash', 'id', 'split') THEN
+            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plproxy AS $body$ CLUSTER %L; %s RUN ON %s; %s $body$',
+                           r.proxy_function, r.arguments, r.result, v_shards,
+                           CASE WHEN r.route = 'split' THEN 'SPLIT ALL;' ELSE '' END,
+                           CASE r.route WHEN 'first' THEN '0'
+                                        WHEN 'hash' THEN format('queen.partition_hash(%s)', r.arg)
+                                        ELSE r.arg END,
+                           CASE WHEN r.target IS NOT NULL THEN format('TARGET %s;', r.target) ELSE '' END);
+        ELSIF r.route = 'on_shard' THEN
+            EXECUTE format('CREATE FUNCTION %s(p_shard integer, %s) RETURNS %s LANGUAGE plproxy AS '
+                           '$body$ CLUSTER %L; RUN ON p_shard; SELECT * FROM %s; $body$',
+                           r.proxy_function, r.arguments, r.result, v_shards, v_call);
+        ELSIF r.route IN ('all', 'sum') THEN
+            EXECUTE format('DROP FUNCTION IF EXISTS queen_proxy.%s_on_all', split_part(r.proxy_function, '.', 2));
+            EXECUTE format('CREATE FUNCTION queen_proxy.%s_on_all(%s) RETURNS %s LANGUAGE plproxy AS '
+                           '$body$ CLUSTER %L; RUN ON ALL; TARGET %s; $body$',
+                           split_part(r.proxy_function, '.', 2), r.arguments, v_set, v_shards,
+                           coalesce(r.target, r.proxy_function));
+            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE sql AS $body$ %s $body$',
+                           r.proxy_function, r.arguments, r.result,
+                           CASE WHEN r.route = 'sum'
+                                THEN format('SELECT coalesce(sum(x), 0)::%s FROM queen_proxy.%s_on_all(%s) AS x',
+                                            r.result, split_part(r.proxy_function, '.', 2), v_args)
+                                WHEN r.returns_table OR r.returns_set
+                                THEN format('SELECT * FROM queen_proxy.%s_on_all(%s) %s LIMIT 1',
+                                            split_part(r.proxy_function, '.', 2), v_args,
+                                            CASE WHEN r.arg IS NOT NULL THEN 'ORDER BY ' || r.arg ELSE '' END)
+                                ELSE format('SELECT x FROM queen_proxy.%s_on_all(%s) AS x LIMIT 1',
+                                            split_part(r.proxy_function, '.', 2), v_args) END);
+        ELSE
+            -- A procedure (the broker CALLs it) has no result.
+            EXECUTE format('CREATE %s %s(%s) %s LANGUAGE plpgsql AS $body$ BEGIN '
+                           'RAISE EXCEPTION %L USING ERRCODE = %L; END $body$',
+                           CASE WHEN r.result IS NULL THEN 'PROCEDURE' ELSE 'FUNCTION' END, r.proxy_function,
+                           r.arguments, CASE WHEN r.result IS NULL THEN '' ELSE 'RETURNS ' || r.result END,
+                           format('%s is not served over shards yet (docs/scaling.md)', r.proxy_function), 'QN501');
+        END IF;
+        v_n := v_n + 1;
+    END LOOP;
+    RETURN v_n;
+END;
+$$;

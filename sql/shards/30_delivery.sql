@@ -1,0 +1,234 @@
+-- The proxy's hand-written delivery functions (route `custom` in 20_generator.sql): the
+-- shards' signatures, bodies that split a call by shard or look at shard databases in turn
+-- through the generated queen_proxy.* functions.
+
+-- queen.push: every item to the shard of its (queue, partition) in one PL/Proxy call; each
+-- shard stores its share in one transaction (atomic per shard, docs/scaling.md). One row per
+-- item, in item order, numbered as queen.push numbers them.
+CREATE OR REPLACE FUNCTION queen.push(
+    p_queues text[], p_partitions text[], p_counts integer[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_queues text[];
+    v_parts  text[];
+BEGIN
+    IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_txids IS NULL OR p_payloads IS NULL THEN
+        RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
+              USING ERRCODE = '22004';
+    END IF;
+    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts)
+       OR EXISTS (SELECT 1 FROM unnest(p_counts) AS c WHERE c IS NULL OR c < 0)
+       OR (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) AS c) <> cardinality(p_txids) THEN
+        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
+    END IF;
+    SELECT array_agg(k.queue ORDER BY k.ord, g.n), array_agg(k.part ORDER BY k.ord, g.n)
+      INTO v_queues, v_parts
+      FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS k(queue, part, cnt, ord)
+     CROSS JOIN LATERAL generate_series(1, k.cnt) AS g(n);
+    IF v_queues IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+        SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
+          FROM queen_proxy.push_part(
+                   (SELECT array_agg(queen.partition_hash(u.queue, u.part) ORDER BY u.i)
+                      FROM unnest(v_queues, v_parts) WITH ORDINALITY AS u(queue, part, i)),
+                   (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(v_queues)) AS i),
+                   v_queues, v_parts, p_txids, p_trace_ids, p_producers, p_payloads) AS r
+         ORDER BY r.item;
+END;
+$$;
+COMMENT ON FUNCTION queen.push(text[], text[], integer[], text[], uuid[], text[], text[]) IS
+  'Proxy: splits a push by shard in one call; atomic per shard; one row per item, in item order.';
+
+-- queen.pop: a partition's pop on its shard; a queue-wide pop tries the shard databases in a
+-- random order and answers the first that hands something out, so no shard's partitions
+-- wait behind another's.
+CREATE OR REPLACE FUNCTION queen.pop(
+    p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
+    p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
+RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[],
+              leases_expired integer, redelivered bigint, lease_dead_letters integer, expired_dead_letters bigint)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_shard integer;
+BEGIN
+    IF p_partition IS NOT NULL THEN
+        RETURN QUERY SELECT * FROM queen_proxy.pop(queen.partition_hash(p_queue, p_partition), p_queue, p_partition,
+                                                   p_group, p_batch, p_max_partitions, p_auto_ack, p_subscribe_all,
+                                                   p_subscription_at);
+        RETURN;
+    END IF;
+    FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
+        RETURN QUERY SELECT * FROM queen_proxy.pop(v_shard, p_queue, p_partition, p_group, p_batch, p_max_partitions,
+                                                   p_auto_ack, p_subscribe_all, p_subscription_at);
+        IF FOUND THEN
+            RETURN;
+        END IF;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz) IS
+  'Proxy: a partition''s pop on its shard; a queue-wide pop on the first shard database (random order) with work.';
+
+-- queen.pop_fused: the requests go to the shard databases in a random order; each shard sees
+-- the requests still without a row, numbered again, and its rows are numbered back.
+CREATE OR REPLACE FUNCTION queen.pop_fused(
+    p_queue text, p_group text, p_batches integer[], p_max_partitions integer[],
+    p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
+RETURNS TABLE(request integer, partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[],
+              leases_expired integer, redelivered bigint, lease_dead_letters integer, expired_dead_letters bigint)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_shard   integer;
+    v_pending integer[];
+    v_served  integer[];
+BEGIN
+    SELECT array_agg(i ORDER BY i) INTO v_pending FROM generate_series(1, cardinality(p_batches)) AS i;
+    FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
+        EXIT WHEN coalesce(cardinality(v_pending), 0) = 0;
+        CREATE TEMP TABLE IF NOT EXISTS pop_fused_rows ON COMMIT DROP AS
+            SELECT * FROM queen_proxy.pop_fused(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL) WITH NO DATA;
+        TRUNCATE pop_fused_rows;
+        INSERT INTO pop_fused_rows
+            SELECT v_pending[x.request], x.partition_id, x.partition_name, x.lease_id, x.span_start, x.span_end,
+                   x.seg_first, x.seg_codec, x.seg_body, x.skip_offsets, x.leases_expired, x.redelivered,
+                   x.lease_dead_letters, x.expired_dead_letters
+              FROM queen_proxy.pop_fused(v_shard, p_queue, p_group,
+                                         (SELECT array_agg(p_batches[i] ORDER BY o)
+                                            FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
+                                         (SELECT array_agg(p_max_partitions[i] ORDER BY o)
+                                            FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
+                                         p_auto_ack, p_subscribe_all, p_subscription_at) AS x;
+        RETURN QUERY SELECT * FROM pop_fused_rows;
+        SELECT array_agg(DISTINCT f.request) INTO v_served FROM pop_fused_rows f;
+        SELECT array_agg(i ORDER BY i) INTO v_pending FROM unnest(v_pending) AS i
+         WHERE i <> ALL (coalesce(v_served, '{}'));
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_fused(text, text, integer[], integer[], boolean, boolean, timestamptz) IS
+  'Proxy: fused queue-wide pops over the shard databases in a random order, each request answered by one shard.';
+
+-- queen_proxy.shards_of_ids(ids): the logical shard of each partition id (its low bits).
+CREATE OR REPLACE FUNCTION queen_proxy.shards_of_ids(p_ids bigint[])
+RETURNS integer[]
+LANGUAGE sql IMMUTABLE
+AS $$ SELECT array_agg((coalesce(i, 0) & 1023)::integer ORDER BY o) FROM unnest(p_ids) WITH ORDINALITY AS u(i, o) $$;
+
+-- queen.ack: each ack to the shard its partition id names, in one PL/Proxy call.
+CREATE OR REPLACE FUNCTION queen.ack(
+    p_group text, p_partition_ids bigint[], p_txids text[], p_offsets bigint[],
+    p_lease_ids uuid[], p_statuses text[], p_errors text[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE sql
+AS $$
+    SELECT a.* FROM queen_proxy.ack_part(queen_proxy.shards_of_ids(p_partition_ids),
+                                         (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(p_partition_ids)) AS i),
+                                         p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses, p_errors) AS a
+     ORDER BY a.item
+$$;
+COMMENT ON FUNCTION queen.ack(text, bigint[], text[], bigint[], uuid[], text[], text[]) IS
+  'Proxy: acks split by the shard their partition ids name, in one call; one row per ack, in order.';
+
+-- queen.ack_fused: as queen.ack, for the ack fusion's call. A request whose acks name more
+-- than one logical shard is left out (no row): the broker then sends it alone through
+-- queen.ack, as it does with any request queen.ack_fused leaves.
+CREATE OR REPLACE FUNCTION queen.ack_fused(
+    p_group text, p_requests integer[], p_partition_ids bigint[], p_txids text[], p_offsets bigint[],
+    p_lease_ids uuid[], p_statuses text[], p_errors text[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_items integer[]; v_requests integer[]; v_ids bigint[]; v_txids text[]; v_offsets bigint[];
+    v_leases uuid[]; v_statuses text[]; v_errors text[];
+BEGIN
+    WITH acks AS (
+        SELECT u.* FROM unnest(p_requests, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses, p_errors)
+                        WITH ORDINALITY AS u(request, pid, txid, off, lease, st, err, i)
+    ), one_shard AS (
+        SELECT a.request FROM acks a GROUP BY a.request HAVING count(DISTINCT coalesce(a.pid, 0) & 1023) = 1
+    )
+    SELECT array_agg(a.i::integer ORDER BY a.i), array_agg(a.request ORDER BY a.i), array_agg(a.pid ORDER BY a.i),
+           array_agg(a.txid ORDER BY a.i), array_agg(a.off ORDER BY a.i), array_agg(a.lease ORDER BY a.i),
+           array_agg(a.st ORDER BY a.i), array_agg(a.err ORDER BY a.i)
+      INTO v_items, v_requests, v_ids, v_txids, v_offsets, v_leases, v_statuses, v_errors
+      FROM acks a WHERE a.request IN (SELECT o.request FROM one_shard o);
+    IF v_items IS NULL THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+        SELECT a.* FROM queen_proxy.ack_fused_part(queen_proxy.shards_of_ids(v_ids), v_items, p_group, v_requests, v_ids,
+                                                   v_txids, v_offsets, v_leases, v_statuses, v_errors) AS a
+         ORDER BY a.item;
+END;
+$$;
+COMMENT ON FUNCTION queen.ack_fused(text, integer[], bigint[], text[], bigint[], uuid[], text[], text[]) IS
+  'Proxy: fused acks split by shard in one call; a request spanning shards is left for its own queen.ack.';
+
+-- queen_proxy.call_shard(logical shards): the one logical shard a call runs on, given every
+-- logical shard it touches (0 when none); refused (QN409) when they live on more than one
+-- shard database, since PL/Proxy has no atomicity across shards. `what` names the call.
+CREATE OR REPLACE FUNCTION queen_proxy.call_shard(p_shards integer[], p_what text)
+RETURNS integer
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_databases integer;
+BEGIN
+    SELECT count(DISTINCT d.conninfo) INTO v_databases
+      FROM queen.shard_databases() d WHERE d.logical_shard = ANY (p_shards);
+    IF v_databases > 1 THEN
+        RAISE EXCEPTION '% spans % shard databases: its pushes and acks must name partitions of one shard '
+                        '(the same partition name in every queue; docs/scaling.md)', p_what, v_databases
+              USING ERRCODE = 'QN409';
+    END IF;
+    RETURN coalesce(p_shards[1], 0);
+END;
+$$;
+
+-- queen_proxy.touched_shards(queues, partitions, partition ids): the logical shards of
+-- pushed (queue, partition) keys and of acked partition ids.
+CREATE OR REPLACE FUNCTION queen_proxy.touched_shards(p_queues text[], p_partitions text[], p_partition_ids bigint[])
+RETURNS integer[]
+LANGUAGE sql STABLE
+AS $$
+    SELECT array_agg(DISTINCT s.shard)
+      FROM (SELECT queen.partition_hash(u.queue, u.part) & (queen_proxy.logical_shards() - 1) AS shard
+              FROM unnest(p_queues, p_partitions) AS u(queue, part)
+            UNION
+            SELECT (i & (queen_proxy.logical_shards() - 1))::integer FROM unnest(p_partition_ids) AS i
+             WHERE i IS NOT NULL) s
+$$;
+
+-- queen.transaction: one local transaction on the shard every push and ack lives on;
+-- refused (QN409, nothing written) when they live on more than one.
+CREATE OR REPLACE FUNCTION queen.transaction(
+    p_queues text[], p_partitions text[], p_counts integer[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[],
+    p_ack_groups text[], p_ack_partition_ids bigint[], p_ack_txids text[], p_ack_offsets bigint[],
+    p_ack_lease_ids uuid[], p_ack_statuses text[], p_ack_errors text[],
+    p_required_leases uuid[], p_scope text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE sql
+AS $$
+    SELECT queen_proxy.transaction(
+        queen_proxy.call_shard(queen_proxy.touched_shards(p_queues, p_partitions, p_ack_partition_ids),
+                               'the transaction'),
+        p_queues, p_partitions, p_counts, p_txids, p_trace_ids, p_producers, p_payloads, p_ack_groups,
+        p_ack_partition_ids, p_ack_txids, p_ack_offsets, p_ack_lease_ids, p_ack_statuses, p_ack_errors,
+        p_required_leases, p_scope)
+$$;
+COMMENT ON FUNCTION queen.transaction(text[], text[], integer[], text[], uuid[], text[], text[], text[], bigint[],
+                                      text[], bigint[], uuid[], text[], text[], uuid[], text) IS
+  'Proxy: a transaction on the one shard its pushes and acks live on; QN409 when they span shards.';
