@@ -387,7 +387,7 @@ BEGIN
     v_repaired := queen.repair_cursors(p_batch);
     v_expiry := queen.expire_unconsumed(p_batch);
     v_retention := queen.apply_retention(p_batch);
-    v_dedup := queen.expire_dedup(p_batch);
+    v_dedup := queen.expire_dedup(p_batch) + queen.expire_shard_receipts(p_batch);
     v_parts := queen.reclaim_idle_partitions(p_partition_idle_seconds, p_batch);
     v_floors := queen.tidy_claim_floors(p_batch);
     RETURN jsonb_build_object('retentionSegments', (v_retention ->> 'retention')::bigint,

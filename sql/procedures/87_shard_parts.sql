@@ -76,38 +76,134 @@ $$;
 COMMENT ON FUNCTION queen.api_signatures(text[]) IS
   'Declared arguments and results of the named queen.* functions (the shard proxy copies them).';
 
+-- queen.push_part_keys(queues, partitions): the (queue, partition) keys of a split push's
+-- items (one key per item, equal keys adjacent) as queen.push takes them: keys and counts.
+CREATE OR REPLACE FUNCTION queen.push_part_keys(p_queues text[], p_partitions text[],
+                                                OUT queues text[], OUT partitions text[], OUT counts integer[])
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT array_agg(k.queue ORDER BY k.run), array_agg(k.part ORDER BY k.run), array_agg(k.n ORDER BY k.run)
+      FROM (SELECT r.run, min(r.queue) AS queue, min(r.part) AS part, count(*)::integer AS n
+              FROM (SELECT s.queue, s.part, sum(s.starts) OVER (ORDER BY s.i) AS run
+                      FROM (SELECT u.i, u.queue, u.part,
+                                   CASE WHEN (u.queue, u.part) IS NOT DISTINCT FROM
+                                             (lag(u.queue) OVER w, lag(u.part) OVER w) THEN 0 ELSE 1 END AS starts
+                              FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS u(queue, part, i)
+                            WINDOW w AS (ORDER BY u.i)) s) r
+             GROUP BY r.run) k
+$$;
+COMMENT ON FUNCTION queen.push_part_keys(text[], text[]) IS
+  'Keys and counts (queen.push''s form) of items given one key each, equal keys adjacent.';
+
 -- queen.push_part: queen.push over this shard's share of a split push, one queue and
 -- partition per item (in the request's order, so equal keys stay adjacent); item answers the
--- position in the whole call (p_items).
+-- position in the whole call (p_items). Items of queues without a dedup window are recognised
+-- by their receipt (queen.shard_receipts) when a retry brings them again: answered
+-- 'duplicate' with the stored partition and offset, and not stored twice. Lock order: an
+-- advisory lock per such key in hash order, then queen.push's.
 CREATE OR REPLACE FUNCTION queen.push_part(
     p_shards integer[], p_items integer[], p_queues text[], p_partitions text[],
     p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
 RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
 LANGUAGE plpgsql
 AS $$
+#variable_conflict use_column
 DECLARE
-    v_queues text[];
-    v_parts  text[];
-    v_counts integer[];
+    k       record;
+    v_keep  integer[];
 BEGIN
-    SELECT array_agg(k.queue ORDER BY k.run), array_agg(k.part ORDER BY k.run), array_agg(k.n ORDER BY k.run)
-      INTO v_queues, v_parts, v_counts
-      FROM (SELECT r.run, min(r.queue) AS queue, min(r.part) AS part, count(*)::integer AS n
-              FROM (SELECT s.queue, s.part,
-                           sum(s.starts) OVER (ORDER BY s.i) AS run
-                      FROM (SELECT u.i, u.queue, u.part,
-                                   CASE WHEN (u.queue, u.part) IS NOT DISTINCT FROM
-                                             (lag(u.queue) OVER w, lag(u.part) OVER w) THEN 0 ELSE 1 END AS starts
-                              FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS u(queue, part, i)
-                            WINDOW w AS (ORDER BY u.i)) s) r
-             GROUP BY r.run) k;
+    -- The items whose queue keeps no dedup window, each key locked once, in hash order.
+    CREATE TEMP TABLE IF NOT EXISTS push_part_unwindowed (i integer, queue text, part text, txid text)
+        ON COMMIT DROP;
+    TRUNCATE push_part_unwindowed;
+    INSERT INTO push_part_unwindowed
+        SELECT u.i, u.queue, u.part, u.txid
+          FROM unnest(p_queues, p_partitions, p_txids) WITH ORDINALITY AS u(queue, part, txid, i)
+          JOIN queen.queues q ON q.name = u.queue AND q.dedup_window_seconds = 0;
+    IF NOT FOUND THEN
+        SELECT * INTO k FROM queen.push_part_keys(p_queues, p_partitions);
+        RETURN QUERY
+            SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+              FROM queen.push(k.queues, k.partitions, k.counts, p_txids, p_trace_ids, p_producers, p_payloads) AS r;
+        RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(h.hash)
+       FROM (SELECT DISTINCT queen.partition_hash(w.queue, w.part) AS hash FROM push_part_unwindowed w) h
+      ORDER BY h.hash;
     RETURN QUERY
-        SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
-          FROM queen.push(v_queues, v_parts, v_counts, p_txids, p_trace_ids, p_producers, p_payloads) AS r;
+        SELECT p_items[w.i], 'duplicate'::text, sr.partition_id, sr.msg_offset, NULL::timestamptz
+          FROM push_part_unwindowed w
+          JOIN queen.shard_receipts sr
+            ON sr.queue_name = w.queue AND sr.partition_name = w.part AND sr.transaction_id = w.txid;
+    SELECT array_agg(u.i ORDER BY u.i) INTO v_keep
+      FROM generate_series(1, cardinality(p_txids)) AS u(i)
+     WHERE NOT EXISTS (SELECT 1 FROM push_part_unwindowed w
+                         JOIN queen.shard_receipts sr
+                           ON sr.queue_name = w.queue AND sr.partition_name = w.part AND sr.transaction_id = w.txid
+                        WHERE w.i = u.i);
+    IF v_keep IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT * INTO k FROM queen.push_part_keys(ARRAY(SELECT p_queues[i] FROM unnest(v_keep) AS i),
+                                              ARRAY(SELECT p_partitions[i] FROM unnest(v_keep) AS i));
+    CREATE TEMP TABLE IF NOT EXISTS push_part_stored (i integer, status text, partition_id bigint,
+                                                      msg_offset bigint, created_at timestamptz) ON COMMIT DROP;
+    TRUNCATE push_part_stored;
+    INSERT INTO push_part_stored
+        SELECT v_keep[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+          FROM queen.push(k.queues, k.partitions, k.counts,
+                          ARRAY(SELECT p_txids[i] FROM unnest(v_keep) AS i),
+                          ARRAY(SELECT p_trace_ids[i] FROM unnest(v_keep) AS i),
+                          ARRAY(SELECT p_producers[i] FROM unnest(v_keep) AS i),
+                          ARRAY(SELECT p_payloads[i] FROM unnest(v_keep) AS i)) AS r;
+    INSERT INTO queen.shard_receipts (queue_name, partition_name, transaction_id, partition_id, msg_offset)
+        SELECT w.queue, w.part, w.txid, s.partition_id, s.msg_offset
+          FROM push_part_stored s JOIN push_part_unwindowed w ON w.i = s.i
+         WHERE s.status = 'queued'
+        ON CONFLICT DO NOTHING;
+    RETURN QUERY SELECT p_items[s.i], s.status, s.partition_id, s.msg_offset, s.created_at FROM push_part_stored s;
 END;
 $$;
 COMMENT ON FUNCTION queen.push_part(integer[], integer[], text[], text[], text[], uuid[], text[], text[]) IS
-  'queen.push over one shard''s share of a split push; items numbered as in the whole call.';
+  'queen.push over one shard''s share of a split push; items numbered as in the whole call; retries recognised.';
+
+-- queen.expire_shard_receipts(batch): removes up to `batch` receipts older than ten minutes
+-- (a client's retry comes within seconds); how many it removed. Housekeeping calls it.
+CREATE OR REPLACE FUNCTION queen.expire_shard_receipts(p_batch integer)
+RETURNS bigint
+LANGUAGE sql
+AS $$
+    WITH gone AS (
+        DELETE FROM queen.shard_receipts sr
+         WHERE (sr.queue_name, sr.partition_name, sr.transaction_id) IN (
+               SELECT o.queue_name, o.partition_name, o.transaction_id FROM queen.shard_receipts o
+                WHERE o.created_at < now() - interval '10 minutes' LIMIT p_batch)
+        RETURNING 1)
+    SELECT count(*) FROM gone
+$$;
+COMMENT ON FUNCTION queen.expire_shard_receipts(integer) IS
+  'Removes shard push receipts older than ten minutes (at most p_batch); returns how many.';
+
+-- queen.push_spooled_part: queen.push_spooled over this shard's share of a split drain.
+CREATE OR REPLACE FUNCTION queen.push_spooled_part(
+    p_shards integer[], p_items integer[], p_queues text[], p_partitions text[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[], p_probe_since timestamptz[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    k record;
+BEGIN
+    SELECT * INTO k FROM queen.push_part_keys(p_queues, p_partitions);
+    RETURN QUERY
+        SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+          FROM queen.push_spooled(k.queues, k.partitions, k.counts, p_txids, p_trace_ids, p_producers, p_payloads,
+                                  p_probe_since) AS r;
+END;
+$$;
+COMMENT ON FUNCTION queen.push_spooled_part(integer[], integer[], text[], text[], text[], uuid[], text[], text[],
+                                            timestamptz[]) IS
+  'queen.push_spooled over one shard''s share of a split drain; items numbered as in the whole call.';
 
 -- queen.ack_part: queen.ack over this shard's share of a split ack call.
 CREATE OR REPLACE FUNCTION queen.ack_part(

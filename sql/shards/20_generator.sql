@@ -27,6 +27,8 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     -- delivery
     ('queen.push',                      'custom',   NULL, NULL),
     ('queen_proxy.push_part',           'split',    'p_shards', 'queen.push_part'),
+    ('queen.push_spooled',              'custom',   NULL, NULL),
+    ('queen_proxy.push_spooled_part',   'split',    'p_shards', 'queen.push_spooled_part'),
     ('queen.pop',                       'custom',   NULL, NULL),
     ('queen_proxy.pop',                 'on_shard', NULL, 'queen.pop'),
     ('queen.pop_fused',                 'custom',   NULL, NULL),
@@ -54,7 +56,6 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.database_health',           'all',      NULL, NULL),
     ('queen.shard_status',              'every',    NULL, NULL),
     -- not served over shards yet (docs/scaling.md, "What runs over shards")
-    ('queen.push_spooled',              'refuse',   NULL, NULL),
     ('queen.scoped_partition_ids',      'refuse',   NULL, NULL),
     ('queen.scoped_partition_id',       'refuse',   NULL, NULL),
     ('queen.seek_group',                'refuse',   NULL, NULL),
@@ -182,16 +183,19 @@ BEGIN
                            '$body$ CLUSTER %L; RUN ON ALL; TARGET %s; $body$',
                            split_part(r.proxy_function, '.', 2), r.arguments, v_set, v_shards,
                            coalesce(r.target, r.proxy_function));
-            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE sql AS $body$ %s $body$',
+            -- A shard's error comes back as the shard raised it (queen_proxy.reraise).
+            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plpgsql AS $body$ #variable_conflict use_column
+'
+                           'BEGIN %s; EXCEPTION WHEN OTHERS THEN PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM); END $body$',
                            r.proxy_function, r.arguments, r.result,
                            CASE WHEN r.route = 'sum'
-                                THEN format('SELECT coalesce(sum(x), 0)::%s FROM queen_proxy.%s_on_all(%s) AS x',
+                                THEN format('RETURN (SELECT coalesce(sum(x), 0)::%s FROM queen_proxy.%s_on_all(%s) AS x)',
                                             r.result, split_part(r.proxy_function, '.', 2), v_args)
                                 WHEN r.returns_table OR r.returns_set
-                                THEN format('SELECT * FROM queen_proxy.%s_on_all(%s) %s LIMIT 1',
+                                THEN format('RETURN QUERY SELECT * FROM queen_proxy.%s_on_all(%s) %s LIMIT 1',
                                             split_part(r.proxy_function, '.', 2), v_args,
                                             CASE WHEN r.arg IS NOT NULL THEN 'ORDER BY ' || r.arg ELSE '' END)
-                                ELSE format('SELECT x FROM queen_proxy.%s_on_all(%s) AS x LIMIT 1',
+                                ELSE format('RETURN (SELECT x FROM queen_proxy.%s_on_all(%s) AS x LIMIT 1)',
                                             split_part(r.proxy_function, '.', 2), v_args) END);
         ELSE
             -- A procedure (the broker CALLs it) has no result.

@@ -2,6 +2,29 @@
 -- shards' signatures, bodies that split a call by shard or look at shard databases in turn
 -- through the generated queen_proxy.* functions.
 
+-- queen_proxy.reraise(sqlstate, message): raises again an error met calling the shards, as
+-- the broker must see it. A shard PL/Proxy could not reach, or lost mid-call, becomes QN503
+-- naming the shard's database (the broker answers 503; a push's retry with the same
+-- transaction ids stores each item once). A shard's own error keeps its SQLSTATE, without the
+-- "function(n): [database] REMOTE ERROR: " PL/Proxy puts before its message.
+CREATE OR REPLACE FUNCTION queen_proxy.reraise(p_sqlstate text, p_message text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_database text := substring(p_message FROM '^\S+\(\d+\): \[([^]]+)\]');
+BEGIN
+    IF p_sqlstate LIKE '08%' OR p_sqlstate IN ('57P01', '57P02', '57P03')
+       OR (p_sqlstate = 'XX000' AND p_message LIKE 'PL/Proxy function %') THEN
+        RAISE EXCEPTION 'shard database % is unavailable; retry with the same transaction ids',
+              coalesce(v_database, substring(p_message FROM '\[([^]]+)\]'), '(unknown)')
+              USING ERRCODE = 'QN503';
+    END IF;
+    RAISE EXCEPTION USING ERRCODE = p_sqlstate,
+                          MESSAGE = regexp_replace(p_message, '^\S+\(\d+\): \[[^]]+\] REMOTE \S+: ', '');
+END;
+$$;
+
 -- queen.push: every item to the shard of its (queue, partition) in one PL/Proxy call; each
 -- shard stores its share in one transaction (atomic per shard, docs/scaling.md). One row per
 -- item, in item order, numbered as queen.push numbers them.
@@ -12,8 +35,8 @@ RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint,
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_queues text[];
-    v_parts  text[];
+    v_queues      text[];
+    v_parts       text[];
 BEGIN
     IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_txids IS NULL OR p_payloads IS NULL THEN
         RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
@@ -39,10 +62,48 @@ BEGIN
                    (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(v_queues)) AS i),
                    v_queues, v_parts, p_txids, p_trace_ids, p_producers, p_payloads) AS r
          ORDER BY r.item;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
 COMMENT ON FUNCTION queen.push(text[], text[], integer[], text[], uuid[], text[], text[]) IS
   'Proxy: splits a push by shard in one call; atomic per shard; one row per item, in item order.';
+
+-- queen.push_spooled: a spool drain's items split by shard in one call, as queen.push.
+CREATE OR REPLACE FUNCTION queen.push_spooled(
+    p_queues text[], p_partitions text[], p_counts integer[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[], p_probe_since timestamptz[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_queues      text[];
+    v_parts       text[];
+BEGIN
+    SELECT array_agg(k.queue ORDER BY k.ord, g.n), array_agg(k.part ORDER BY k.ord, g.n)
+      INTO v_queues, v_parts
+      FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS k(queue, part, cnt, ord)
+     CROSS JOIN LATERAL generate_series(1, k.cnt) AS g(n);
+    IF v_queues IS NULL THEN
+        RETURN;
+    END IF;
+    IF cardinality(v_queues) <> cardinality(p_txids) THEN
+        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
+    END IF;
+    RETURN QUERY
+        SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
+          FROM queen_proxy.push_spooled_part(
+                   (SELECT array_agg(queen.partition_hash(u.queue, u.part) ORDER BY u.i)
+                      FROM unnest(v_queues, v_parts) WITH ORDINALITY AS u(queue, part, i)),
+                   (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(v_queues)) AS i),
+                   v_queues, v_parts, p_txids, p_trace_ids, p_producers, p_payloads, p_probe_since) AS r
+         ORDER BY r.item;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.push_spooled(text[], text[], integer[], text[], uuid[], text[], text[], timestamptz[]) IS
+  'Proxy: a spool drain split by shard in one call; one row per item, in item order.';
 
 -- queen.pop: a partition's pop on its shard; a queue-wide pop tries the shard databases in a
 -- random order and answers the first that hands something out, so no shard's partitions
@@ -56,7 +117,7 @@ RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_star
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_shard integer;
+    v_shard       integer;
 BEGIN
     IF p_partition IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_proxy.pop(queen.partition_hash(p_queue, p_partition), p_queue, p_partition,
@@ -71,6 +132,8 @@ BEGIN
             RETURN;
         END IF;
     END LOOP;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
 COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz) IS
@@ -112,6 +175,8 @@ BEGIN
         SELECT array_agg(i ORDER BY i) INTO v_pending FROM unnest(v_pending) AS i
          WHERE i <> ALL (coalesce(v_served, '{}'));
     END LOOP;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
 COMMENT ON FUNCTION queen.pop_fused(text, text, integer[], integer[], boolean, boolean, timestamptz) IS
@@ -129,12 +194,22 @@ CREATE OR REPLACE FUNCTION queen.ack(
     p_lease_ids uuid[], p_statuses text[], p_errors text[])
 RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
               lease_released boolean, error text, queue_name text)
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    SELECT a.* FROM queen_proxy.ack_part(queen_proxy.shards_of_ids(p_partition_ids),
-                                         (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(p_partition_ids)) AS i),
-                                         p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses, p_errors) AS a
-     ORDER BY a.item
+BEGIN
+    IF coalesce(cardinality(p_partition_ids), 0) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+        SELECT a.* FROM queen_proxy.ack_part(queen_proxy.shards_of_ids(p_partition_ids),
+                                             (SELECT array_agg(i ORDER BY i)
+                                                FROM generate_series(1, cardinality(p_partition_ids)) AS i),
+                                             p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses,
+                                             p_errors) AS a
+         ORDER BY a.item;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
 $$;
 COMMENT ON FUNCTION queen.ack(text, bigint[], text[], bigint[], uuid[], text[], text[]) IS
   'Proxy: acks split by the shard their partition ids name, in one call; one row per ack, in order.';
@@ -171,6 +246,8 @@ BEGIN
         SELECT a.* FROM queen_proxy.ack_fused_part(queen_proxy.shards_of_ids(v_ids), v_items, p_group, v_requests, v_ids,
                                                    v_txids, v_offsets, v_leases, v_statuses, v_errors) AS a
          ORDER BY a.item;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
 COMMENT ON FUNCTION queen.ack_fused(text, integer[], bigint[], text[], bigint[], uuid[], text[], text[]) IS
@@ -220,14 +297,18 @@ CREATE OR REPLACE FUNCTION queen.transaction(
     p_ack_lease_ids uuid[], p_ack_statuses text[], p_ack_errors text[],
     p_required_leases uuid[], p_scope text DEFAULT NULL)
 RETURNS jsonb
-LANGUAGE sql
+LANGUAGE plpgsql
 AS $$
-    SELECT queen_proxy.transaction(
+BEGIN
+    RETURN queen_proxy.transaction(
         queen_proxy.call_shard(queen_proxy.touched_shards(p_queues, p_partitions, p_ack_partition_ids),
                                'the transaction'),
         p_queues, p_partitions, p_counts, p_txids, p_trace_ids, p_producers, p_payloads, p_ack_groups,
         p_ack_partition_ids, p_ack_txids, p_ack_offsets, p_ack_lease_ids, p_ack_statuses, p_ack_errors,
-        p_required_leases, p_scope)
+        p_required_leases, p_scope);
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
 $$;
 COMMENT ON FUNCTION queen.transaction(text[], text[], integer[], text[], uuid[], text[], text[], text[], bigint[],
                                       text[], bigint[], uuid[], text[], text[], uuid[], text) IS

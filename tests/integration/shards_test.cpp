@@ -34,10 +34,11 @@ std::string shards_command(const std::string& args) {
     return std::string(QUEEN_BROKER_BINARY) + " shards " + args + " 2>&1";
 }
 
-// Two clusters with two shard databases each; the proxy database on the first.
+// Two clusters with two shard databases each; the proxy database on the first. Commits are
+// synchronous (the test clusters' default is not), so a killed cluster keeps what it answered.
 struct sharded_deployment {
-    test_cluster a{{}, "proxy", codec_setup::stock};
-    test_cluster b{{}, "queen_test", codec_setup::stock};
+    test_cluster a{{{"synchronous_commit", "on"}}, "proxy", codec_setup::stock};
+    test_cluster b{{{"synchronous_commit", "on"}}, "queen_test", codec_setup::stock};
     std::vector<std::string> shards;
 
     sharded_deployment() {
@@ -275,6 +276,67 @@ TEST(Shards, TransactionAcrossShardsIsRefusedAndWritesNothing) {
     auto ok = c.post("/api/v1/transaction", local);
     EXPECT_EQ(ok.status, 200) << ok.body;
     EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'tx'"), 1);
+}
+
+// A cluster holding two of the four shards is killed (SIGKILL, as pg_ctl stop -m immediate)
+// while a producer pushes: the pushes that reach it answer 503 naming the shard, the producer
+// retries each with the same transaction ids until it is stored, and in the end every message
+// is stored exactly once, on a queue without a dedup window.
+TEST(Shards, AShardKilledMidPushGives503AndRetriesStoreEachMessageOnce) {
+    constexpr int batches = 60, per_batch = 50, lanes = 200;
+    sharded_deployment d;
+    const auto init = run_shell(shards_command(d.init_arguments()));
+    ASSERT_EQ(init.status, 0) << init.out;
+    broker_process broker(d.a.conninfo());
+    auto admin = client_of(broker);
+    ASSERT_EQ(admin.post("/api/v1/configure", json{{"queue", "kill"}, {"options", {{"dedupWindowSeconds", 0}}}})
+                  .status,
+              200);
+
+    std::atomic<int> stored_batches{0}, unavailable{0}, other_failures{0}, recognised{0};
+    std::string unavailable_body;
+    std::thread producer([&] {
+        http_client c("127.0.0.1", broker.port());
+        for (int b = 0; b < batches; ++b) {
+            json items = json::array();
+            for (int i = 0; i < per_batch; ++i) {
+                const int n = b * per_batch + i;
+                items.push_back({{"queue", "kill"}, {"partition", "lane" + std::to_string(n % lanes)},
+                                 {"transactionId", "k-" + std::to_string(n)}, {"payload", {{"n", n}}}});
+            }
+            for (int attempt = 0; attempt < 600; ++attempt) {
+                auto r = c.post("/api/v1/push", json{{"items", items}});
+                if (r.status == 201) {
+                    ++stored_batches;
+                    // Items the shards that stayed up stored on an attempt that failed elsewhere.
+                    const json answers = json::parse(r.body);
+                    for (const auto& a : answers)
+                        if (a["status"] == "duplicate") ++recognised;
+                    break;
+                }
+                if (r.status == 503) {
+                    if (unavailable++ == 0) unavailable_body = r.body;
+                } else {
+                    ++other_failures;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        }
+    });
+    while (stored_batches < 10) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    d.b.kill_postmaster();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    d.b.start();
+    producer.join();
+
+    EXPECT_EQ(stored_batches, batches);
+    EXPECT_GT(unavailable.load(), 0) << "no push met the killed shards";
+    EXPECT_EQ(other_failures.load(), 0);
+    EXPECT_GT(recognised.load(), 0) << "no retry met items stored by its failed attempt";
+    EXPECT_NE(unavailable_body.find("is unavailable"), std::string::npos) << unavailable_body;
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'kill'"), batches * per_batch);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(DISTINCT transaction_id) FROM queen.messages WHERE queue = 'kill'"),
+              batches * per_batch);
 }
 
 TEST(Shards, InitRefusesBadArgumentsAndChangesNothing) {

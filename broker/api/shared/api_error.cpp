@@ -34,6 +34,7 @@ api_error from_procedure(const std::string& sqlstate, const std::string& message
     if (sqlstate == "QN404") return api_error(error_code::not_found, message);
     if (sqlstate == "QN409") return api_error(error_code::conflict, message);
     if (sqlstate == "QN501") return api_error(error_code::not_implemented, message);
+    if (sqlstate == "QN503") return api_error(error_code::unavailable, message, 1);
     return api_error(error_code::bad_request, message);
 }
 
