@@ -37,12 +37,23 @@ bool install_extension_if_available(db::sync_connection& c) {
     return true;
 }
 
-void prepare_shard(const std::string& conninfo, int logical_shards, std::chrono::milliseconds connect_wait,
+// The logical shards shard `index` of `count` hosts: every one whose number is index mod count
+// (queen_proxy.configure_cluster maps them the same way).
+std::string hosted_array(std::size_t index, std::size_t count, int logical_shards) {
+    std::string out = "{";
+    for (int s = 0; s < logical_shards; ++s)
+        if (static_cast<std::size_t>(s) % count == index) out += (out.size() > 1 ? "," : "") + std::to_string(s);
+    return out + "}";
+}
+
+void prepare_shard(const shard_layout& layout, std::size_t index, std::chrono::milliseconds connect_wait,
                    shard_install_report& report) {
+    const std::string& conninfo = layout.shards[index];
     apply(conninfo, connect_wait);
     auto c = db::sync_connection::connect_with_retry(conninfo, connect_wait);
     report.extension.push_back(install_extension_if_available(c));
-    c.exec("SELECT queen.become_shard($1::integer)", "making the database a shard", {std::to_string(logical_shards)});
+    c.exec("SELECT queen.become_shard($1::integer, $2::integer[])", "making the database a shard",
+           {std::to_string(layout.logical_shards), hosted_array(index, layout.shards.size(), layout.logical_shards)});
 }
 
 int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
@@ -72,11 +83,11 @@ int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_
 shard_install_report install_shards(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
     if (layout.shards.empty()) throw std::runtime_error("at least one --shard is needed");
     shard_install_report report;
-    for (const auto& shard : layout.shards) {
+    for (std::size_t i = 0; i < layout.shards.size(); ++i) {
         try {
-            prepare_shard(shard, layout.logical_shards, connect_wait, report);
+            prepare_shard(layout, i, connect_wait, report);
         } catch (const std::exception& e) {
-            throw std::runtime_error("shard " + shard + ": " + e.what());
+            throw std::runtime_error("shard " + layout.shards[i] + ": " + e.what());
         }
     }
     try {

@@ -69,7 +69,9 @@ BEGIN
         updated_at = now()
      WHERE q.id = v_id;
     RETURN QUERY
-        SELECT q.id, queen.ensure_partition(q.id, 'Default'), queen.queue_options(q)
+        -- A shard that does not host the queue's Default partition leaves it to the one that does.
+        SELECT q.id, CASE WHEN queen.partition_hosted(q.name, 'Default') THEN queen.ensure_partition(q.id, 'Default') END,
+               queen.queue_options(q)
           FROM queen.queues q WHERE q.id = v_id;
 END;
 $$;

@@ -3,33 +3,65 @@
 -- functions below with the share of a split call that lives here.
 -- Lock order: as the functions they call (queen.push, queen.ack, queen.ack_fused).
 
+-- queen.partition_shard(queue, partition): the logical shard of a partition on this shard,
+-- NULL when this database is not a shard.
+CREATE OR REPLACE FUNCTION queen.partition_shard(p_queue text, p_partition text)
+RETURNS integer
+LANGUAGE sql STABLE
+AS $$
+    SELECT queen.partition_hash(p_queue, p_partition) & (si.logical_shards - 1) FROM queen.shard_identity si
+$$;
+COMMENT ON FUNCTION queen.partition_shard(text, text) IS
+  'Logical shard of a (queue key, partition) on a shard; NULL on a database that is not a shard.';
+
+-- queen.partition_hosted(queue, partition): whether this database holds that partition: every
+-- partition on one database, only its hosted logical shards' on a shard.
+CREATE OR REPLACE FUNCTION queen.partition_hosted(p_queue text, p_partition text)
+RETURNS boolean
+LANGUAGE sql STABLE
+AS $$
+    SELECT coalesce((SELECT queen.partition_shard(p_queue, p_partition) = ANY (si.hosted) FROM queen.shard_identity si),
+                    true)
+$$;
+COMMENT ON FUNCTION queen.partition_hosted(text, text) IS
+  'Whether this database holds the partition (always, unless it is a shard hosting other logical shards).';
+
 -- queen.partition_id_with_shard(): BEFORE INSERT on queen.log_partitions of a shard. The id
 -- drawn from the sequence becomes id * logical_shards + the partition's logical shard, so a
--- partition id names its shard (acks, seeks and traces route by id, with no lookup).
+-- partition id names its shard (acks, seeks and traces route by id, with no lookup). A
+-- partition of a logical shard this database does not host is refused (QN409): a call was
+-- routed to the wrong shard, and storing it here would hide it from every reader.
 CREATE OR REPLACE FUNCTION queen.partition_id_with_shard()
 RETURNS trigger
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_n     integer;
-    v_queue text;
+    v_identity queen.shard_identity;
+    v_queue    text;
+    v_shard    integer;
 BEGIN
-    SELECT logical_shards INTO v_n FROM queen.shard_identity;
-    IF v_n IS NULL THEN
+    SELECT * INTO v_identity FROM queen.shard_identity;
+    IF NOT FOUND THEN
         RETURN NEW;
     END IF;
     SELECT name INTO v_queue FROM queen.queues WHERE id = NEW.queue_id;
-    NEW.id := NEW.id * v_n + (queen.partition_hash(v_queue, NEW.name) & (v_n - 1));
+    v_shard := queen.partition_hash(v_queue, NEW.name) & (v_identity.logical_shards - 1);
+    IF v_shard <> ALL (v_identity.hosted) THEN
+        RAISE EXCEPTION 'partition % of queue % belongs to logical shard %, which this database does not host',
+              NEW.name, queen.queue_local_name(v_queue), v_shard USING ERRCODE = 'QN409';
+    END IF;
+    NEW.id := NEW.id * v_identity.logical_shards + v_shard;
     RETURN NEW;
 END;
 $$;
 COMMENT ON FUNCTION queen.partition_id_with_shard() IS
-  'Trigger of a shard: a new partition id carries its logical shard in its low bits.';
+  'Trigger of a shard: a new partition id carries its logical shard in its low bits; other shards'' refused.';
 
--- queen.become_shard(logical_shards): makes this database a shard (idempotent for the same
--- count). Refused (QN409) when it is already a shard with another count, or when it holds
--- partitions from before, whose ids would not name their shard.
-CREATE OR REPLACE FUNCTION queen.become_shard(p_logical_shards integer)
+-- queen.become_shard(logical_shards, hosted): makes this database a shard hosting those
+-- logical shards (idempotent; the hosted list is replaced). Refused (QN409) when it is already
+-- a shard with another count, or when it holds partitions from before, whose ids would not
+-- name their shard.
+CREATE OR REPLACE FUNCTION queen.become_shard(p_logical_shards integer, p_hosted integer[])
 RETURNS integer
 LANGUAGE plpgsql
 AS $$
@@ -42,20 +74,25 @@ BEGIN
         RAISE EXCEPTION 'this database is already a shard of % logical shards, not %', v_now, p_logical_shards
               USING ERRCODE = 'QN409';
     END IF;
+    IF EXISTS (SELECT 1 FROM unnest(p_hosted) AS h WHERE h IS NULL OR h < 0 OR h >= p_logical_shards) THEN
+        RAISE EXCEPTION 'hosted logical shards must lie in 0..%', p_logical_shards - 1 USING ERRCODE = 'QN400';
+    END IF;
     IF v_now IS NULL THEN
         IF EXISTS (SELECT 1 FROM queen.log_partitions) THEN
             RAISE EXCEPTION 'this database already holds partitions; a shard must start empty'
                   USING ERRCODE = 'QN409';
         END IF;
-        INSERT INTO queen.shard_identity (logical_shards) VALUES (p_logical_shards);
+        INSERT INTO queen.shard_identity (logical_shards, hosted) VALUES (p_logical_shards, p_hosted);
+    ELSE
+        UPDATE queen.shard_identity SET hosted = p_hosted;
     END IF;
     CREATE OR REPLACE TRIGGER partition_id_with_shard BEFORE INSERT ON queen.log_partitions
         FOR EACH ROW EXECUTE FUNCTION queen.partition_id_with_shard();
     RETURN p_logical_shards;
 END;
 $$;
-COMMENT ON FUNCTION queen.become_shard(integer) IS
-  'Makes this database a shard of that many logical shards (partition ids carry their shard).';
+COMMENT ON FUNCTION queen.become_shard(integer, integer[]) IS
+  'Makes this database a shard hosting those logical shards (partition ids carry their shard).';
 
 -- queen.api_signatures(names): how each named queen.* function is declared here, for the
 -- proxy's generator (sql/shards/20_generator.sql), which gives its functions the same.

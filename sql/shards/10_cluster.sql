@@ -5,6 +5,15 @@ CREATE EXTENSION IF NOT EXISTS plproxy;
 CREATE SCHEMA IF NOT EXISTS queen;
 CREATE SCHEMA IF NOT EXISTS queen_proxy;
 
+-- The (queue, group) pairs this proxy registered on every shard in the last minute
+-- (queen_proxy.register_everywhere): a cache, so a pop registers its group once, not each time.
+CREATE TABLE IF NOT EXISTS queen_proxy.registered_groups (
+    queue_name     text NOT NULL,
+    consumer_group text NOT NULL,
+    checked_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue_name, consumer_group)
+);
+
 -- queen_proxy.configure_cluster(shards, logical_shards): the PL/Proxy cluster queen_shards,
 -- logical shard i on shards[i % n + 1]. Creating it again with the same list changes nothing;
 -- another list or count is refused (moving shards is `queen shards move`, not init).

@@ -10,7 +10,7 @@
 --   split     SPLIT every array; RUN ON <arg> (an array of hashes or partition ids)
 --   all       RUN ON ALL: written to every shard; the answer is the first row by <arg>
 --   sum       RUN ON ALL: the shards' answers added up
---   every     RUN ON ALL: every shard's rows
+--   every     RUN ON ALL: every shard's rows (in the order <arg> when given)
 --   on_shard  RUN ON p_shard, a first argument naming the logical shard; the target without it
 --   custom    written by hand in 30_delivery.sql (the generator checks it exists)
 --   refuse    not served over shards yet: QN501 naming the function
@@ -44,8 +44,22 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.extend_lease',              'all',      'partitions DESC', NULL),
     ('queen.record_trace',              'id',       'p_partition_id', NULL),
     ('queen.notify_brokers',            'first',    NULL, NULL),
+    -- consumer groups (sql/shards/40_groups.sql)
+    ('queen_proxy.register_group_on_all', 'every',  NULL, 'queen.register_group'),
+    ('queen.seek_group',                'custom',   NULL, NULL),
+    ('queen_proxy.seek_group',          'on_shard', NULL, 'queen.seek_group'),
+    ('queen_proxy.seek_group_on_all',   'every',    NULL, 'queen.seek_group'),
+    ('queen.set_group_subscription',    'all',      'queues_updated DESC', NULL),
+    ('queen.delete_group',              'custom',   NULL, NULL),
+    ('queen_proxy.delete_group_on_all', 'every',    NULL, 'queen.delete_group'),
+    ('queen.group_cursors',             'custom',   NULL, NULL),
+    ('queen_proxy.group_cursors_every', 'every',    NULL, 'queen.group_cursors'),
+    ('queen.lagging_cursors',           'every',
+     'oldest_unconsumed_at, consumer_group COLLATE "C", queue_name COLLATE "C", partition_name COLLATE "C"', NULL),
+    ('queen.list_group_summaries',      'custom',   NULL, NULL),
+    ('queen_proxy.list_group_summaries_every', 'every', NULL, 'queen.list_group_summaries'),
     -- configuration, written to every shard and read from one
-    ('queen.configure',                 'all',      'queue_id', NULL),
+    ('queen.configure',                 'all',      'partition_id', NULL),
     ('queen.queue_encryption',          'first',    NULL, NULL),
     ('queen.get_maintenance',           'first',    NULL, NULL),
     ('queen.set_maintenance',           'all',      NULL, NULL),
@@ -58,12 +72,6 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     -- not served over shards yet (docs/scaling.md, "What runs over shards")
     ('queen.scoped_partition_ids',      'refuse',   NULL, NULL),
     ('queen.scoped_partition_id',       'refuse',   NULL, NULL),
-    ('queen.seek_group',                'refuse',   NULL, NULL),
-    ('queen.set_group_subscription',    'refuse',   NULL, NULL),
-    ('queen.delete_group',              'refuse',   NULL, NULL),
-    ('queen.group_cursors',             'refuse',   NULL, NULL),
-    ('queen.lagging_cursors',           'refuse',   NULL, NULL),
-    ('queen.list_group_summaries',      'refuse',   NULL, NULL),
     ('queen.list_groupings',            'refuse',   NULL, NULL),
     ('queen.list_queues',               'refuse',   NULL, NULL),
     ('queen.queue_detail',              'refuse',   NULL, NULL),
@@ -162,9 +170,10 @@ BEGIN
             CONTINUE;
         END IF;
         EXECUTE format('DROP ROUTINE IF EXISTS %s', r.proxy_function);
-        IF r.route = 'every' THEN
-            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plproxy AS $body$ CLUSTER %L; RUN ON ALL; $body$',
-                           r.proxy_function, r.arguments, v_set, v_shards);
+        IF r.route = 'every' AND r.proxy_function LIKE 'queen\_proxy.%' THEN
+            EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plproxy AS '
+                           '$body$ CLUSTER %L; RUN ON ALL; TARGET %s; $body$',
+                           r.proxy_function, r.arguments, v_set, v_shards, r.target);
         ELSIF r.route IN ('first', 'hash', 'id', 'split') THEN
             EXECUTE format('CREATE FUNCTION %s(%s) RETURNS %s LANGUAGE plproxy AS $body$ CLUSTER %L; %s RUN ON %s; %s $body$',
                            r.proxy_function, r.arguments, r.result, v_shards,
@@ -177,7 +186,7 @@ BEGIN
             EXECUTE format('CREATE FUNCTION %s(p_shard integer, %s) RETURNS %s LANGUAGE plproxy AS '
                            '$body$ CLUSTER %L; RUN ON p_shard; SELECT * FROM %s; $body$',
                            r.proxy_function, r.arguments, r.result, v_shards, v_call);
-        ELSIF r.route IN ('all', 'sum') THEN
+        ELSIF r.route IN ('all', 'sum', 'every') THEN
             EXECUTE format('DROP FUNCTION IF EXISTS queen_proxy.%s_on_all', split_part(r.proxy_function, '.', 2));
             EXECUTE format('CREATE FUNCTION queen_proxy.%s_on_all(%s) RETURNS %s LANGUAGE plproxy AS '
                            '$body$ CLUSTER %L; RUN ON ALL; TARGET %s; $body$',
@@ -192,9 +201,10 @@ BEGIN
                                 THEN format('RETURN (SELECT coalesce(sum(x), 0)::%s FROM queen_proxy.%s_on_all(%s) AS x)',
                                             r.result, split_part(r.proxy_function, '.', 2), v_args)
                                 WHEN r.returns_table OR r.returns_set
-                                THEN format('RETURN QUERY SELECT * FROM queen_proxy.%s_on_all(%s) %s LIMIT 1',
+                                THEN format('RETURN QUERY SELECT * FROM queen_proxy.%s_on_all(%s) %s %s',
                                             split_part(r.proxy_function, '.', 2), v_args,
-                                            CASE WHEN r.arg IS NOT NULL THEN 'ORDER BY ' || r.arg ELSE '' END)
+                                            CASE WHEN r.arg IS NOT NULL THEN 'ORDER BY ' || r.arg ELSE '' END,
+                                            CASE WHEN r.route = 'all' THEN 'LIMIT 1' ELSE '' END)
                                 ELSE format('RETURN (SELECT x FROM queen_proxy.%s_on_all(%s) AS x LIMIT 1)',
                                             split_part(r.proxy_function, '.', 2), v_args) END);
         ELSE

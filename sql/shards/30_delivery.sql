@@ -107,7 +107,7 @@ COMMENT ON FUNCTION queen.push_spooled(text[], text[], integer[], text[], uuid[]
 
 -- queen.pop: a partition's pop on its shard; a queue-wide pop tries the shard databases in a
 -- random order and answers the first that hands something out, so no shard's partitions
--- wait behind another's.
+-- wait behind another's. The group is registered on every shard first, with one start.
 CREATE OR REPLACE FUNCTION queen.pop(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
     p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
@@ -117,17 +117,19 @@ RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_star
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_shard       integer;
+    v_shard integer;
+    v_at    timestamptz;
 BEGIN
+    v_at := queen_proxy.register_everywhere(p_queue, p_group, p_subscribe_all, p_subscription_at);
     IF p_partition IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_proxy.pop(queen.partition_hash(p_queue, p_partition), p_queue, p_partition,
                                                    p_group, p_batch, p_max_partitions, p_auto_ack, p_subscribe_all,
-                                                   p_subscription_at);
+                                                   v_at);
         RETURN;
     END IF;
     FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
         RETURN QUERY SELECT * FROM queen_proxy.pop(v_shard, p_queue, p_partition, p_group, p_batch, p_max_partitions,
-                                                   p_auto_ack, p_subscribe_all, p_subscription_at);
+                                                   p_auto_ack, p_subscribe_all, v_at);
         IF FOUND THEN
             RETURN;
         END IF;
@@ -153,7 +155,9 @@ DECLARE
     v_shard   integer;
     v_pending integer[];
     v_served  integer[];
+    v_at      timestamptz;
 BEGIN
+    v_at := queen_proxy.register_everywhere(p_queue, p_group, p_subscribe_all, p_subscription_at);
     SELECT array_agg(i ORDER BY i) INTO v_pending FROM generate_series(1, cardinality(p_batches)) AS i;
     FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
         EXIT WHEN coalesce(cardinality(v_pending), 0) = 0;
@@ -169,7 +173,7 @@ BEGIN
                                             FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
                                          (SELECT array_agg(p_max_partitions[i] ORDER BY o)
                                             FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
-                                         p_auto_ack, p_subscribe_all, p_subscription_at) AS x;
+                                         p_auto_ack, p_subscribe_all, v_at) AS x;
         RETURN QUERY SELECT * FROM pop_fused_rows;
         SELECT array_agg(DISTINCT f.request) INTO v_served FROM pop_fused_rows f;
         SELECT array_agg(i ORDER BY i) INTO v_pending FROM unnest(v_pending) AS i

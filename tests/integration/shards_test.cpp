@@ -74,7 +74,12 @@ TEST(Shards, InitServesPushPopAndAckOverFourShardsOnTwoClusters) {
 
     broker_process broker(d.a.conninfo());
     auto c = client_of(broker);
-    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "orders"}, {"options", {{"leaseTime", 30}}}}).status, 200);
+    auto configured = c.post("/api/v1/configure", json{{"queue", "orders"}, {"options", {{"leaseTime", 30}}}});
+    ASSERT_EQ(configured.status, 200) << configured.body;
+    EXPECT_FALSE(json::parse(configured.body)["partitionId"].is_null()) << configured.body;
+    // The queue's configuration is on every shard, its Default partition on one.
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.queues WHERE name = 'orders'"), 4);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.log_partitions WHERE name = 'Default'"), 1);
     for (int i = 0; i < per_partition; ++i) {
         json items = json::array();
         for (int p = 0; p < partitions; ++p)
@@ -276,6 +281,79 @@ TEST(Shards, TransactionAcrossShardsIsRefusedAndWritesNothing) {
     auto ok = c.post("/api/v1/transaction", local);
     EXPECT_EQ(ok.status, 200) << ok.body;
     EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'tx'"), 1);
+}
+
+// Consumer groups over shards: a group popping on one shard is registered on every shard, a
+// queue's seek moves its cursors on all of them, listings sum the shards, and a delete drops
+// the group everywhere.
+TEST(Shards, ConsumerGroupsSeekListAndDeleteAcrossShards) {
+    sharded_deployment d;
+    const auto init = run_shell(shards_command(d.init_arguments()));
+    ASSERT_EQ(init.status, 0) << init.out;
+    broker_process broker(d.a.conninfo());
+    auto c = client_of(broker);
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "cg"}}).status, 200);
+    json items = json::array();
+    for (int p = 0; p < 16; ++p)
+        for (int i = 0; i < 2; ++i)
+            items.push_back({{"queue", "cg"}, {"partition", "e" + std::to_string(p)}, {"payload", {{"i", i}}}});
+    ASSERT_EQ(c.post("/api/v1/push", json{{"items", items}}).status, 201);
+
+    // One pop registers the group on all four shards.
+    auto first = c.get("/api/v1/pop/queue/cg?consumerGroup=readers&batch=2&wait=false");
+    ASSERT_EQ(first.status, 200) << first.body;
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = 'readers'"), 4);
+
+    // The group's cursors, from every shard: the one partition it consumed from.
+    auto cursors = c.get("/api/v1/consumer-groups/readers");
+    ASSERT_EQ(cursors.status, 200) << cursors.body;
+    EXPECT_EQ(json::parse(cursors.body)["cg"]["partitions"].size(), 1u) << cursors.body;
+
+    // Seek to the end on the queue: every shard's cursors move, nothing is left to pop.
+    auto seek = c.post("/api/v1/consumer-groups/readers/queues/cg/seek", json{{"toEnd", true}});
+    ASSERT_EQ(seek.status, 200) << seek.body;
+    EXPECT_EQ(json::parse(seek.body)["partitionsUpdated"], 17) << "16 and Default: " << seek.body;
+    auto none = c.get("/api/v1/pop/queue/cg?consumerGroup=readers&batch=10&wait=false");
+    EXPECT_EQ(none.status, 204) << none.body;
+
+    // Seek the queue back to the beginning on every shard, then one partition to its end: all
+    // but that partition's two messages come again.
+    auto back = c.post("/api/v1/consumer-groups/readers/queues/cg/seek", json{{"timestamp", "2000-01-01T00:00:00Z"}});
+    ASSERT_EQ(back.status, 200) << back.body;
+    auto skip = c.post("/api/v1/consumer-groups/readers/queues/cg/partitions/e5/seek", json::object());
+    ASSERT_EQ(skip.status, 200) << skip.body;
+    EXPECT_EQ(json::parse(skip.body)["partitionsUpdated"], 1) << skip.body;
+    std::set<std::string> replayed;
+    for (int round = 0; round < 100; ++round) {
+        auto r = c.get("/api/v1/pop/queue/cg?consumerGroup=readers&batch=10&wait=false&autoAck=true");
+        if (r.status == 204) break;
+        ASSERT_EQ(r.status, 200) << r.body;
+        const json popped = json::parse(r.body);
+        for (const auto& m : popped["messages"]) {
+            EXPECT_NE(popped["partition"], "e5");
+            EXPECT_TRUE(replayed.insert(m["transactionId"].get<std::string>()).second);
+        }
+    }
+    EXPECT_EQ(replayed.size(), 30u);
+
+    // The listing sums the shards: one row for (readers, cg) with 16 partitions' lag.
+    auto listing = c.get("/api/v1/consumer-groups");
+    ASSERT_EQ(listing.status, 200) << listing.body;
+    int rows = 0;
+    for (const auto& g : json::parse(listing.body))
+        if (g["name"] == "readers") {
+            ++rows;
+            EXPECT_EQ(g["queueName"], "cg");
+        }
+    EXPECT_EQ(rows, 1) << listing.body;
+
+    // Delete with its metadata: gone from every shard, and a new pop registers it again.
+    auto del = c.del("/api/v1/consumer-groups/readers");
+    ASSERT_EQ(del.status, 200) << del.body;
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = 'readers'"), 0);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.log_consumers WHERE consumer_group = 'readers'"), 0);
+    EXPECT_EQ(c.get("/api/v1/pop/queue/cg?consumerGroup=readers&batch=2&wait=false").status, 200);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = 'readers'"), 4);
 }
 
 // A cluster holding two of the four shards is killed (SIGKILL, as pg_ctl stop -m immediate)
