@@ -57,8 +57,47 @@ $$;
 COMMENT ON FUNCTION queen.partition_id_with_shard() IS
   'Trigger of a shard: a new partition id carries its logical shard in its low bits; other shards'' refused.';
 
+-- queen.dead_letter_id_with_shard(): BEFORE INSERT on queen.dead_letters of a shard: the id
+-- carries its partition's logical shard in its low bits, as partition ids do, so dead-letter
+-- ids are distinct across shards and name their shard.
+CREATE OR REPLACE FUNCTION queen.dead_letter_id_with_shard()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n integer;
+BEGIN
+    SELECT logical_shards INTO v_n FROM queen.shard_identity;
+    IF v_n IS NOT NULL THEN
+        NEW.id := NEW.id * v_n + (NEW.partition_id & (v_n - 1));
+    END IF;
+    RETURN NEW;
+END;
+$$;
+COMMENT ON FUNCTION queen.dead_letter_id_with_shard() IS
+  'Trigger of a shard: a new dead-letter id carries its partition''s logical shard in its low bits.';
+
+-- queen.dead_letter_failures(filter, limit): the matching dead letters' failure times and ids,
+-- oldest failure first, at most p_limit: what a requeue with that limit would take here. The
+-- proxy merges every shard's to share a limit out (sql/shards/50_dead_letters.sql).
+CREATE OR REPLACE FUNCTION queen.dead_letter_failures(
+    p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
+    p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
+    p_limit integer DEFAULT NULL, p_scope text DEFAULT NULL)
+RETURNS TABLE(failed_at timestamptz, dead_letter_id bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT m.failed_at, m.id
+      FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_scope) m
+     ORDER BY m.failed_at, m.id
+     LIMIT p_limit
+$$;
+COMMENT ON FUNCTION queen.dead_letter_failures(text, text, text, timestamptz, timestamptz, uuid, integer, text) IS
+  'Failure times and ids of the matching dead letters, oldest first, at most p_limit.';
+
 -- queen.become_shard(logical_shards, hosted): makes this database a shard hosting those
--- logical shards (idempotent; the hosted list is replaced). Refused (QN409) when it is already
+-- logical shards (idempotent; the hosted list is replaced), whose new partition and
+-- dead-letter ids carry their logical shard. Refused (QN409) when it is already
 -- a shard with another count, or when it holds partitions from before, whose ids would not
 -- name their shard.
 CREATE OR REPLACE FUNCTION queen.become_shard(p_logical_shards integer, p_hosted integer[])
@@ -88,6 +127,8 @@ BEGIN
     END IF;
     CREATE OR REPLACE TRIGGER partition_id_with_shard BEFORE INSERT ON queen.log_partitions
         FOR EACH ROW EXECUTE FUNCTION queen.partition_id_with_shard();
+    CREATE OR REPLACE TRIGGER dead_letter_id_with_shard BEFORE INSERT ON queen.dead_letters
+        FOR EACH ROW EXECUTE FUNCTION queen.dead_letter_id_with_shard();
     RETURN p_logical_shards;
 END;
 $$;

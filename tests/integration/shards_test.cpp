@@ -356,6 +356,68 @@ TEST(Shards, ConsumerGroupsSeekListAndDeleteAcrossShards) {
     EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = 'readers'"), 4);
 }
 
+// Dead letters over shards: listed newest first across shards with one total, requeued oldest
+// failure first across shards, purged on every shard; their ids name their shard.
+TEST(Shards, DeadLettersListRequeueAndPurgeAcrossShards) {
+    constexpr int letters = 12;
+    sharded_deployment d;
+    const auto init = run_shell(shards_command(d.init_arguments()));
+    ASSERT_EQ(init.status, 0) << init.out;
+    broker_process broker(d.a.conninfo());
+    auto c = client_of(broker);
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "dl"}}).status, 200);
+    json items = json::array();
+    for (int p = 0; p < letters; ++p)
+        items.push_back({{"queue", "dl"}, {"partition", "m" + std::to_string(p)},
+                         {"transactionId", "dl-" + std::to_string(p)}, {"payload", {{"p", p}}}});
+    ASSERT_EQ(c.post("/api/v1/push", json{{"items", items}}).status, 201);
+
+    // Each message dead-lettered in turn, so the order of failure is the order of these acks.
+    std::vector<std::string> failed;
+    for (int round = 0; round < 100 && static_cast<int>(failed.size()) < letters; ++round) {
+        auto r = c.get("/api/v1/pop/queue/dl?consumerGroup=g&batch=1&wait=false");
+        if (r.status == 204) continue;
+        ASSERT_EQ(r.status, 200) << r.body;
+        const json m = json::parse(r.body)["messages"][0];
+        auto a = c.post("/api/v1/ack", json{{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
+                                           {"leaseId", m["leaseId"]}, {"consumerGroup", "g"}, {"status", "dlq"}});
+        ASSERT_EQ(a.status, 200) << a.body;
+        failed.push_back(m["transactionId"]);
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    ASSERT_EQ(static_cast<int>(failed.size()), letters);
+    for (std::size_t i = 0; i < d.shards.size(); ++i)
+        EXPECT_EQ(d.on_shard(i, "SELECT count(*) FROM queen.dead_letters WHERE (id & 15) % 4 <> " + std::to_string(i)),
+                  "0\n")
+            << "shard " << i << " holds a dead letter whose id names another shard";
+
+    // Pages over every shard: one total, newest failure first, no row twice.
+    std::vector<std::string> listed;
+    for (int offset = 0; offset < letters; offset += 5) {
+        auto page = c.get("/api/v1/dlq?queue=dl&limit=5&offset=" + std::to_string(offset));
+        ASSERT_EQ(page.status, 200) << page.body;
+        const json body = json::parse(page.body);
+        EXPECT_EQ(body["total"], letters);
+        for (const auto& m : body["messages"]) listed.push_back(m["transactionId"]);
+    }
+    EXPECT_EQ(listed, std::vector<std::string>(failed.rbegin(), failed.rend()));
+
+    // A requeue with a limit takes the oldest failures of all shards together.
+    auto requeue = c.post("/api/v1/dlq/requeue", json{{"queue", "dl"}, {"limit", 4}});
+    ASSERT_EQ(requeue.status, 200) << requeue.body;
+    const json requeued = json::parse(requeue.body);
+    EXPECT_EQ(requeued["requeued"], 4);
+    EXPECT_EQ(requeued["remaining"], letters - 4);
+    std::set<std::string> requeued_ids, oldest(failed.begin(), failed.begin() + 4);
+    for (const auto& m : requeued["messages"]) requeued_ids.insert(m["transactionId"].get<std::string>());
+    EXPECT_EQ(requeued_ids, oldest);
+
+    auto purge = c.del("/api/v1/dlq?queue=dl");
+    ASSERT_EQ(purge.status, 200) << purge.body;
+    EXPECT_EQ(json::parse(purge.body)["purged"], letters - 4);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.dead_letters"), 0);
+}
+
 // A cluster holding two of the four shards is killed (SIGKILL, as pg_ctl stop -m immediate)
 // while a producer pushes: the pushes that reach it answer 503 naming the shard, the producer
 // retries each with the same transaction ids until it is stored, and in the end every message
