@@ -326,3 +326,26 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.shard_status() IS
   'This shard database''s partitions, stored messages and size (queen shards status).';
+
+-- queen.scoped_partition_ids_part: queen.scoped_partition_ids over this shard's share of the
+-- ids, each answered with its position in the whole call.
+CREATE OR REPLACE FUNCTION queen.scoped_partition_ids_part(p_shards integer[], p_items integer[], p_ids bigint[],
+                                                           p_scope text)
+RETURNS TABLE(item integer, partition_id bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT p_items[u.i], u.id
+      FROM unnest(queen.scoped_partition_ids(p_ids, p_scope)) WITH ORDINALITY AS u(id, i)
+$$;
+COMMENT ON FUNCTION queen.scoped_partition_ids_part(integer[], integer[], bigint[], text) IS
+  'queen.scoped_partition_ids over one shard''s share of the ids; positions as in the whole call.';
+
+-- queen.partition_groups(ids): the consumer groups with a cursor on any of these partitions.
+CREATE OR REPLACE FUNCTION queen.partition_groups(p_partition_ids bigint[])
+RETURNS TABLE(consumer_group text)
+LANGUAGE sql STABLE
+AS $$
+    SELECT DISTINCT c.consumer_group FROM queen.log_consumers c WHERE c.partition_id = ANY (p_partition_ids)
+$$;
+COMMENT ON FUNCTION queen.partition_groups(bigint[]) IS
+  'Distinct consumer groups with a cursor on any of the partitions (the proxy''s browse_mode).';

@@ -317,3 +317,43 @@ $$;
 COMMENT ON FUNCTION queen.transaction(text[], text[], integer[], text[], uuid[], text[], text[], text[], bigint[],
                                       text[], bigint[], uuid[], text[], text[], uuid[], text) IS
   'Proxy: a transaction on the one shard its pushes and acks live on; QN409 when they span shards.';
+
+-- queen.scoped_partition_ids: each id checked against the tenant scope on its own shard, in
+-- one call; without a scope the ids as they are (as on one database).
+CREATE OR REPLACE FUNCTION queen.scoped_partition_ids(p_ids bigint[], p_scope text)
+RETURNS bigint[]
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_scope IS NULL OR coalesce(cardinality(p_ids), 0) = 0 THEN
+        RETURN p_ids;
+    END IF;
+    RETURN (SELECT array_agg(s.partition_id ORDER BY s.item)
+              FROM queen_proxy.scoped_partition_ids_part(
+                       queen_proxy.shards_of_ids(p_ids),
+                       (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(p_ids)) AS i),
+                       p_ids, p_scope) AS s);
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.scoped_partition_ids(bigint[], text) IS
+  'Proxy: each partition id checked against the tenant scope on its shard; 0 for one outside it.';
+
+-- queen.browse_mode: queue mode present, and the distinct named groups, over every shard's
+-- cursors of these partitions.
+CREATE OR REPLACE FUNCTION queen.browse_mode(p_partition_ids bigint[])
+RETURNS TABLE(has_queue_mode boolean, bus_groups_count integer)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN QUERY
+        SELECT coalesce(bool_or(g.consumer_group = '__QUEUE_MODE__'), false),
+               (count(DISTINCT g.consumer_group) FILTER (WHERE g.consumer_group <> '__QUEUE_MODE__'))::integer
+          FROM queen_proxy.partition_groups_every(p_partition_ids) AS g;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.browse_mode(bigint[]) IS
+  'Proxy: queue mode and distinct named groups over every shard''s cursors of the partitions.';

@@ -151,10 +151,19 @@ TEST(Shards, InitServesPushPopAndAckOverFourShardsOnTwoClusters) {
     ASSERT_EQ(status.status, 0) << status.out;
     EXPECT_NE(status.out.find("4 shard databases"), std::string::npos) << status.out;
 
+    // A queue's detail lists every shard's partitions, with their counts.
+    auto detail = c.get("/api/v1/resources/queues/orders");
+    ASSERT_EQ(detail.status, 200) << detail.body;
+    const json queue = json::parse(detail.body);
+    EXPECT_EQ(queue["partitions"].size(), static_cast<std::size_t>(partitions + 1)) << "and Default";
+    int total = 0;
+    for (const auto& p : queue["partitions"]) total += p["stats"]["total"].get<int>();
+    EXPECT_EQ(total, partitions * per_partition);
+
     // A route whose functions are not served over shards yet says so.
-    auto listing = c.get("/api/v1/resources/queues");
-    EXPECT_EQ(listing.status, 501) << listing.body;
-    EXPECT_NE(listing.body.find("not served over shards yet"), std::string::npos) << listing.body;
+    auto status_page = c.get("/api/v1/status");
+    EXPECT_EQ(status_page.status, 501) << status_page.body;
+    EXPECT_NE(status_page.body.find("not served over shards yet"), std::string::npos) << status_page.body;
 }
 
 // Each stage pops a partition's messages and, in one transaction, acks them and pushes them to
