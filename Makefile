@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test lint browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-snapshot bench-stream soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test lint browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-shards bench-snapshot bench-stream soak sanitize clean
 
 all: build
 
@@ -99,6 +99,11 @@ bench: build
 
 bench-broker: build
 	bash bench/run.sh $(BUILD_DIR)
+
+# The headline directly and through a PL/Proxy shard proxy over 1, 2 and 4 shards, each shard
+# its own PostgreSQL cluster on this machine (bench/shards.sh, docs/benchmarks.md "Shards").
+bench-shards: build
+	bash bench/shards.sh $(BUILD_DIR)
 
 # Streams: map -> tumbling count -> sink over 1,000 partitions, one cycle per source-partition
 # batch, on a private PostgreSQL (bench/stream.sh, docs/benchmarks.md "Streams"). The held-

@@ -187,59 +187,72 @@ LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
-    k       record;
-    v_keep  integer[];
+    k          record;
+    v_receipts boolean;     -- some item's queue keeps no dedup window
+    v_dup_i    integer[];   -- items recognised by their receipt, with the stored place
+    v_dup_pid  bigint[];
+    v_dup_off  bigint[];
+    v_keep     integer[];   -- items to store
+    v_receipt  boolean[];   -- per kept item: its queue keeps no dedup window
+    r_item     integer[];
+    r_status   text[];
+    r_pid      bigint[];
+    r_off      bigint[];
+    r_at       timestamptz[];
 BEGIN
-    -- The items whose queue keeps no dedup window, each key locked once, in hash order.
-    CREATE TEMP TABLE IF NOT EXISTS push_part_unwindowed (i integer, queue text, part text, txid text)
-        ON COMMIT DROP;
-    TRUNCATE push_part_unwindowed;
-    INSERT INTO push_part_unwindowed
-        SELECT u.i, u.queue, u.part, u.txid
-          FROM unnest(p_queues, p_partitions, p_txids) WITH ORDINALITY AS u(queue, part, txid, i)
-          JOIN queen.queues q ON q.name = u.queue AND q.dedup_window_seconds = 0;
-    IF NOT FOUND THEN
+    SELECT coalesce(bool_or(q.dedup_window_seconds = 0), false) INTO v_receipts
+      FROM unnest(p_queues) AS u(queue) JOIN queen.queues q ON q.name = u.queue;
+    IF NOT v_receipts THEN
         SELECT * INTO k FROM queen.push_part_keys(p_queues, p_partitions);
         RETURN QUERY
             SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
               FROM queen.push(k.queues, k.partitions, k.counts, p_txids, p_trace_ids, p_producers, p_payloads) AS r;
         RETURN;
     END IF;
+    -- One advisory lock per unwindowed key, in hash order, before any row lock.
     PERFORM pg_advisory_xact_lock(h.hash)
-       FROM (SELECT DISTINCT queen.partition_hash(w.queue, w.part) AS hash FROM push_part_unwindowed w) h
+       FROM (SELECT DISTINCT queen.partition_hash(u.queue, u.part) AS hash
+               FROM unnest(p_queues, p_partitions) AS u(queue, part)
+               JOIN queen.queues q ON q.name = u.queue AND q.dedup_window_seconds = 0) h
       ORDER BY h.hash;
-    RETURN QUERY
-        SELECT p_items[w.i], 'duplicate'::text, sr.partition_id, sr.msg_offset, NULL::timestamptz
-          FROM push_part_unwindowed w
-          JOIN queen.shard_receipts sr
-            ON sr.queue_name = w.queue AND sr.partition_name = w.part AND sr.transaction_id = w.txid;
-    SELECT array_agg(u.i ORDER BY u.i) INTO v_keep
-      FROM generate_series(1, cardinality(p_txids)) AS u(i)
-     WHERE NOT EXISTS (SELECT 1 FROM push_part_unwindowed w
-                         JOIN queen.shard_receipts sr
-                           ON sr.queue_name = w.queue AND sr.partition_name = w.part AND sr.transaction_id = w.txid
-                        WHERE w.i = u.i);
+    SELECT array_agg(u.i ORDER BY u.i), array_agg(sr.partition_id ORDER BY u.i), array_agg(sr.msg_offset ORDER BY u.i)
+      INTO v_dup_i, v_dup_pid, v_dup_off
+      FROM unnest(p_queues, p_partitions, p_txids) WITH ORDINALITY AS u(queue, part, txid, i)
+      JOIN queen.queues q ON q.name = u.queue AND q.dedup_window_seconds = 0
+      JOIN queen.shard_receipts sr
+        ON sr.queue_name = u.queue AND sr.partition_name = u.part AND sr.transaction_id = u.txid;
+    SELECT array_agg(u.i ORDER BY u.i), array_agg(coalesce(q.dedup_window_seconds = 0, false) ORDER BY u.i)
+      INTO v_keep, v_receipt
+      FROM unnest(p_queues) WITH ORDINALITY AS u(queue, i)
+      LEFT JOIN queen.queues q ON q.name = u.queue
+     WHERE u.i <> ALL (coalesce(v_dup_i, '{}'));
+    IF v_dup_i IS NOT NULL THEN
+        RETURN QUERY
+            SELECT p_items[d.i], 'duplicate'::text, d.pid, d.off, NULL::timestamptz
+              FROM unnest(v_dup_i, v_dup_pid, v_dup_off) AS d(i, pid, off);
+    END IF;
     IF v_keep IS NULL THEN
         RETURN;
     END IF;
     SELECT * INTO k FROM queen.push_part_keys(ARRAY(SELECT p_queues[i] FROM unnest(v_keep) AS i),
                                               ARRAY(SELECT p_partitions[i] FROM unnest(v_keep) AS i));
-    CREATE TEMP TABLE IF NOT EXISTS push_part_stored (i integer, status text, partition_id bigint,
-                                                      msg_offset bigint, created_at timestamptz) ON COMMIT DROP;
-    TRUNCATE push_part_stored;
-    INSERT INTO push_part_stored
-        SELECT v_keep[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
-          FROM queen.push(k.queues, k.partitions, k.counts,
-                          ARRAY(SELECT p_txids[i] FROM unnest(v_keep) AS i),
-                          ARRAY(SELECT p_trace_ids[i] FROM unnest(v_keep) AS i),
-                          ARRAY(SELECT p_producers[i] FROM unnest(v_keep) AS i),
-                          ARRAY(SELECT p_payloads[i] FROM unnest(v_keep) AS i)) AS r;
+    SELECT array_agg(v_keep[r.item] ORDER BY r.item), array_agg(r.status ORDER BY r.item),
+           array_agg(r.partition_id ORDER BY r.item), array_agg(r.msg_offset ORDER BY r.item),
+           array_agg(r.created_at ORDER BY r.item)
+      INTO r_item, r_status, r_pid, r_off, r_at
+      FROM queen.push(k.queues, k.partitions, k.counts,
+                      ARRAY(SELECT p_txids[i] FROM unnest(v_keep) AS i),
+                      ARRAY(SELECT p_trace_ids[i] FROM unnest(v_keep) AS i),
+                      ARRAY(SELECT p_producers[i] FROM unnest(v_keep) AS i),
+                      ARRAY(SELECT p_payloads[i] FROM unnest(v_keep) AS i)) AS r;
     INSERT INTO queen.shard_receipts (queue_name, partition_name, transaction_id, partition_id, msg_offset)
-        SELECT w.queue, w.part, w.txid, s.partition_id, s.msg_offset
-          FROM push_part_stored s JOIN push_part_unwindowed w ON w.i = s.i
-         WHERE s.status = 'queued'
+        SELECT p_queues[s.i], p_partitions[s.i], p_txids[s.i], s.pid, s.off
+          FROM unnest(r_item, r_status, r_pid, r_off) AS s(i, st, pid, off)
+          JOIN unnest(v_keep, v_receipt) AS w(i, receipt) ON w.i = s.i
+         WHERE s.st = 'queued' AND w.receipt
         ON CONFLICT DO NOTHING;
-    RETURN QUERY SELECT p_items[s.i], s.status, s.partition_id, s.msg_offset, s.created_at FROM push_part_stored s;
+    RETURN QUERY
+        SELECT p_items[s.i], s.st, s.pid, s.off, s.at FROM unnest(r_item, r_status, r_pid, r_off, r_at) AS s(i, st, pid, off, at);
 END;
 $$;
 COMMENT ON FUNCTION queen.push_part(integer[], integer[], text[], text[], text[], uuid[], text[], text[]) IS

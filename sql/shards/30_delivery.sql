@@ -156,28 +156,40 @@ DECLARE
     v_pending integer[];
     v_served  integer[];
     v_at      timestamptz;
+    x         record;
 BEGIN
     v_at := queen_proxy.register_everywhere(p_queue, p_group, p_subscribe_all, p_subscription_at);
     SELECT array_agg(i ORDER BY i) INTO v_pending FROM generate_series(1, cardinality(p_batches)) AS i;
     FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
         EXIT WHEN coalesce(cardinality(v_pending), 0) = 0;
-        CREATE TEMP TABLE IF NOT EXISTS pop_fused_rows ON COMMIT DROP AS
-            SELECT * FROM queen_proxy.pop_fused(0, NULL, NULL, NULL, NULL, NULL, NULL, NULL) WITH NO DATA;
-        TRUNCATE pop_fused_rows;
-        INSERT INTO pop_fused_rows
-            SELECT v_pending[x.request], x.partition_id, x.partition_name, x.lease_id, x.span_start, x.span_end,
-                   x.seg_first, x.seg_codec, x.seg_body, x.skip_offsets, x.leases_expired, x.redelivered,
-                   x.lease_dead_letters, x.expired_dead_letters
-              FROM queen_proxy.pop_fused(v_shard, p_queue, p_group,
-                                         (SELECT array_agg(p_batches[i] ORDER BY o)
-                                            FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
-                                         (SELECT array_agg(p_max_partitions[i] ORDER BY o)
-                                            FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
-                                         p_auto_ack, p_subscribe_all, v_at) AS x;
-        RETURN QUERY SELECT * FROM pop_fused_rows;
-        SELECT array_agg(DISTINCT f.request) INTO v_served FROM pop_fused_rows f;
-        SELECT array_agg(i ORDER BY i) INTO v_pending FROM unnest(v_pending) AS i
-         WHERE i <> ALL (coalesce(v_served, '{}'));
+        v_served := '{}';
+        FOR x IN
+            SELECT * FROM queen_proxy.pop_fused(v_shard, p_queue, p_group,
+                                                (SELECT array_agg(p_batches[i] ORDER BY o)
+                                                   FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
+                                                (SELECT array_agg(p_max_partitions[i] ORDER BY o)
+                                                   FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
+                                                p_auto_ack, p_subscribe_all, v_at)
+        LOOP
+            request := v_pending[x.request];
+            partition_id := x.partition_id;
+            partition_name := x.partition_name;
+            lease_id := x.lease_id;
+            span_start := x.span_start;
+            span_end := x.span_end;
+            seg_first := x.seg_first;
+            seg_codec := x.seg_codec;
+            seg_body := x.seg_body;
+            skip_offsets := x.skip_offsets;
+            leases_expired := x.leases_expired;
+            redelivered := x.redelivered;
+            lease_dead_letters := x.lease_dead_letters;
+            expired_dead_letters := x.expired_dead_letters;
+            RETURN NEXT;
+            v_served := v_served || x.request;
+        END LOOP;
+        SELECT array_agg(p ORDER BY o) INTO v_pending
+          FROM unnest(v_pending) WITH ORDINALITY AS u(p, o) WHERE o <> ALL (v_served);
     END LOOP;
 EXCEPTION WHEN OTHERS THEN
     PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);

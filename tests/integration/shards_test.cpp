@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <random>
@@ -254,6 +255,23 @@ TEST(Shards, FourStagePipelineOverAThousandPartitionsHasNoDuplicatesGapsOrReorde
                   0)
             << "gaps or order violations";
     }
+}
+
+// The benchmark's headline load through the proxy, with its own verification: producers and
+// consumers at once (fused pushes, pops and acks), every message delivered once, and in each
+// partition in offset order as the consumers received them.
+TEST(Shards, ConcurrentProducersAndConsumersKeepEveryPartitionInOrder) {
+    sharded_deployment d;
+    const auto init = run_shell(shards_command(d.init_arguments()));
+    ASSERT_EQ(init.status, 0) << init.out;
+    broker_process broker(d.a.conninfo());
+    const std::string bench = std::filesystem::path(QUEEN_BROKER_BINARY).parent_path() / "queen_bench";
+    ASSERT_TRUE(std::filesystem::exists(bench)) << bench << " is built with the tests (make build)";
+    const auto run = run_shell(bench + " --url http://127.0.0.1:" + std::to_string(broker.port()) +
+                               " --quiet --mode both --messages 20000 --partitions 100 --connections 16"
+                               " --push-batch 100 --pop-batch 100 --payload-bytes 200 2>&1");
+    EXPECT_EQ(run.status, 0) << run.out;
+    EXPECT_NE(run.out.find("duplicates 0, missing 0, order violations 0"), std::string::npos) << run.out;
 }
 
 // A transaction whose pushes and acks live on two shards is refused whole.
