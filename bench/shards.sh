@@ -6,7 +6,8 @@
 #   bench/shards.sh [BUILD_DIR]            (default BUILD_DIR: build; make bench-shards)
 #
 # Every cluster runs as `postgres` in a fresh temporary directory on a free port, with the
-# same settings; the proxy database lives in the first cluster. For each configuration and
+# same settings, and queen_ext where PostgreSQL has it (init installs it on every shard; the
+# direct database gets it too); the proxy database lives in the first cluster. For each configuration and
 # round: fresh databases, `queen shards init` (not for direct), a broker on the database or
 # the proxy, one queen_bench run; then a table of medians. On two cores the shards share the
 # CPU with the broker, the proxy and the client: the figures say what the proxy costs, not
@@ -96,7 +97,14 @@ run_config() {
     local config=$1 round=$2 url shards=0 i
     local tag="r${round}"
     case $config in
-        direct) psql_on 0 "CREATE DATABASE direct_$tag"; url=$(conn 0 "direct_$tag") ;;
+        direct)
+            # queen_ext where PostgreSQL has it, as `queen shards init` gives every shard.
+            psql_on 0 "CREATE DATABASE direct_$tag"
+            url=$(conn 0 "direct_$tag")
+            if psql -X -q -A -t "$url" -c "SELECT 1 FROM pg_available_extensions WHERE name = 'queen_ext'" | grep -q 1; then
+                psql -X -q "$url" -c "CREATE EXTENSION queen_ext" >/dev/null
+            fi
+            ;;
         proxy-*)
             shards=${config#proxy-}
             psql_on 0 "CREATE DATABASE proxy_${shards}_$tag"
