@@ -77,6 +77,23 @@ $$;
 COMMENT ON FUNCTION queen.dead_letter_id_with_shard() IS
   'Trigger of a shard: a new dead-letter id carries its partition''s logical shard in its low bits.';
 
+-- queen.stream_query_id_by_name(): BEFORE INSERT on queen.stream_queries of a shard: the
+-- query id is derived from its name (md5 as a UUID), so every shard registering the query
+-- through the proxy gives it the same id.
+CREATE OR REPLACE FUNCTION queen.stream_query_id_by_name()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM queen.shard_identity) THEN
+        NEW.id := md5('queen stream query ' || NEW.name)::uuid;
+    END IF;
+    RETURN NEW;
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_query_id_by_name() IS
+  'Trigger of a shard: a stream query''s id derived from its name, alike on every shard.';
+
 -- queen.dead_letter_failures(filter, limit): the matching dead letters' failure times and ids,
 -- oldest failure first, at most p_limit: what a requeue with that limit would take here. The
 -- proxy merges every shard's to share a limit out (sql/shards/50_dead_letters.sql).
@@ -97,7 +114,7 @@ COMMENT ON FUNCTION queen.dead_letter_failures(text, text, text, timestamptz, ti
 
 -- queen.become_shard(logical_shards, hosted): makes this database a shard hosting those
 -- logical shards (idempotent; the hosted list is replaced), whose new partition and
--- dead-letter ids carry their logical shard. Refused (QN409) when it is already
+-- dead-letter ids carry their logical shard and whose stream query ids follow their names. Refused (QN409) when it is already
 -- a shard with another count, or when it holds partitions from before, whose ids would not
 -- name their shard.
 CREATE OR REPLACE FUNCTION queen.become_shard(p_logical_shards integer, p_hosted integer[])
@@ -129,6 +146,8 @@ BEGIN
         FOR EACH ROW EXECUTE FUNCTION queen.partition_id_with_shard();
     CREATE OR REPLACE TRIGGER dead_letter_id_with_shard BEFORE INSERT ON queen.dead_letters
         FOR EACH ROW EXECUTE FUNCTION queen.dead_letter_id_with_shard();
+    CREATE OR REPLACE TRIGGER stream_query_id_by_name BEFORE INSERT ON queen.stream_queries
+        FOR EACH ROW EXECUTE FUNCTION queen.stream_query_id_by_name();
     RETURN p_logical_shards;
 END;
 $$;

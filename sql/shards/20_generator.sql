@@ -90,6 +90,14 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen_proxy.queue_detail_every',  'every',    NULL, 'queen.queue_detail'),
     ('queen.stats_age',                 'custom',   NULL, NULL),
     ('queen_proxy.stats_age_every',     'every',    NULL, 'queen.stats_age'),
+    -- streams (sql/shards/70_streams.sql)
+    ('queen.stream_register',           'custom',   NULL, NULL),
+    ('queen_proxy.stream_register_on_all', 'every', NULL, 'queen.stream_register'),
+    ('queen.stream_state_get',          'id',       'p_partition_id', NULL),
+    ('queen.stream_cycle',              'custom',   NULL, NULL),
+    ('queen_proxy.stream_cycle',        'on_shard', NULL, 'queen.stream_cycle'),
+    ('queen.stream_queries_overview',   'custom',   NULL, NULL),
+    ('queen_proxy.stream_queries_overview_every', 'every', NULL, 'queen.stream_queries_overview'),
     -- configuration, written to every shard and read from one
     ('queen.configure',                 'all',      'partition_id', NULL),
     ('queen.queue_encryption',          'first',    NULL, NULL),
@@ -136,10 +144,6 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.pg_index_cache',            'refuse',   NULL, NULL),
     ('queen.pg_table_cache',            'refuse',   NULL, NULL),
     ('queen.pg_table_sizes',            'refuse',   NULL, NULL),
-    ('queen.stream_cycle',              'refuse',   NULL, NULL),
-    ('queen.stream_register',           'refuse',   NULL, NULL),
-    ('queen.stream_state_get',          'refuse',   NULL, NULL),
-    ('queen.stream_queries_overview',   'refuse',   NULL, NULL),
     ('queen.tenant_usage',              'refuse',   NULL, NULL);
 
 -- queen_proxy.generate_api(): (re)creates every function of queen_proxy.api_routes with the

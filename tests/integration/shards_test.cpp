@@ -445,6 +445,87 @@ TEST(Shards, DeadLettersListRequeueAndPurgeAcrossShards) {
     EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.dead_letters"), 0);
 }
 
+// Streams over shards: a query registered on every shard under one id; each lane's cycles run
+// on the shard of its source partition, with its state there and its sink pushes colocated by
+// partition name; a cycle pushing to another shard's partition is refused whole.
+TEST(Shards, StreamCyclesRunOnTheShardOfTheirSourcePartition) {
+    constexpr int lanes = 6, per_lane = 3;
+    sharded_deployment d;
+    const auto init = run_shell(shards_command(d.init_arguments()));
+    ASSERT_EQ(init.status, 0) << init.out;
+    broker_process broker(d.a.conninfo());
+    auto c = client_of(broker);
+    auto reg = c.post("/streams/v1/queries",
+                      json{{"name", "counts"}, {"source_queue", "src"}, {"sink_queue", "snk"}, {"config_hash", "v1"}});
+    ASSERT_EQ(reg.status, 200) << reg.body;
+    const std::string query_id = json::parse(reg.body)["query_id"];
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.stream_queries WHERE id = '" + query_id + "'"), 4);
+
+    json items = json::array();
+    for (int i = 0; i < per_lane; ++i)
+        for (int p = 0; p < lanes; ++p)
+            items.push_back({{"queue", "src"}, {"partition", "lane" + std::to_string(p)}, {"payload", {{"i", i}}}});
+    ASSERT_EQ(c.post("/api/v1/push", json{{"items", items}}).status, 201);
+
+    std::map<std::string, std::string> lane_ids;  // partition name -> id
+    for (int round = 0; round < 100 && static_cast<int>(lane_ids.size()) < lanes; ++round) {
+        auto r = c.get("/api/v1/pop/queue/src?consumerGroup=streams.counts&batch=10&wait=false");
+        if (r.status == 204) continue;
+        ASSERT_EQ(r.status, 200) << r.body;
+        const json batch = json::parse(r.body);
+        const std::string partition = batch["partition"], partition_id = batch["partitionId"];
+        lane_ids[partition] = partition_id;
+        json pushes = json::array();
+        for (const auto& m : batch["messages"])
+            pushes.push_back({{"queue", "snk"}, {"partition", partition}, {"payload", m["data"]}});
+        const json& last = batch["messages"].back();
+        auto cycle = c.post("/streams/v1/cycle",
+                            json{{"query_id", query_id},
+                                 {"partition_id", partition_id},
+                                 {"consumer_group", "streams.counts"},
+                                 {"state_ops", json::array({{{"type", "upsert"}, {"key", "seen"},
+                                                             {"value", batch["messages"].size()}}})},
+                                 {"push_items", pushes},
+                                 {"ack", {{"transactionId", last["transactionId"]}, {"leaseId", last["leaseId"]}}}});
+        ASSERT_EQ(cycle.status, 200) << cycle.body;
+        EXPECT_EQ(json::parse(cycle.body)["success"], true) << cycle.body;
+    }
+    ASSERT_EQ(static_cast<int>(lane_ids.size()), lanes);
+    EXPECT_EQ(c.get("/api/v1/pop/queue/src?consumerGroup=streams.counts&batch=10&wait=false").status, 204);
+
+    // Each lane's state is where its partition lives, and reads back through the proxy.
+    for (const auto& [partition, id] : lane_ids) {
+        const std::size_t shard = (std::stoull(id) & 15) % 4;
+        EXPECT_EQ(d.on_shard(shard, "SELECT count(*) FROM queen.stream_state WHERE partition_id = " + id), "1\n")
+            << partition;
+        auto state = c.post("/streams/v1/state/get", json{{"query_id", query_id}, {"partition_id", id}});
+        ASSERT_EQ(state.status, 200) << state.body;
+        const json rows = json::parse(state.body)["rows"];
+        ASSERT_EQ(rows.size(), 1u) << state.body;
+        EXPECT_EQ(rows[0]["value"], per_lane);
+    }
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'snk'"), lanes * per_lane);
+
+    // A cycle whose sink push lives on another shard database is refused, nothing applied.
+    std::string far;
+    const std::size_t home = (std::stoull(lane_ids["lane0"]) & 15) % 4;
+    for (int i = 0; far.empty() && i < 100; ++i) {
+        const std::string name = "far" + std::to_string(i);
+        if (std::stoul(d.on_shard(0, "SELECT ((queen.partition_hash('snk', '" + name + "') & 15) % 4)::text")) != home)
+            far = name;
+    }
+    auto refused = c.post("/streams/v1/cycle",
+                          json{{"query_id", query_id},
+                               {"partition_id", lane_ids["lane0"]},
+                               {"consumer_group", "streams.counts"},
+                               {"state_ops", json::array({{{"type", "upsert"}, {"key", "x"}, {"value", 1}}})},
+                               {"push_items", json::array({{{"queue", "snk"}, {"partition", far},
+                                                            {"payload", {{"x", 1}}}}})}});
+    EXPECT_EQ(refused.status, 409) << refused.body;
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.stream_state WHERE key = 'x'"), 0);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'snk'"), lanes * per_lane);
+}
+
 // A cluster holding two of the four shards is killed (SIGKILL, as pg_ctl stop -m immediate)
 // while a producer pushes: the pushes that reach it answer 503 naming the shard, the producer
 // retries each with the same transaction ids until it is stored, and in the end every message

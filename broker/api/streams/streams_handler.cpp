@@ -171,8 +171,12 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
         outcome = co_await run_cycle(ctx, call, rc.tenant.sql_scope());
     } catch (const db::pg_error& e) {
         // Lost connections and timeouts are answered 503 (retried by the SDK) by the route's
-        // failure answer; any other database error fails the cycle, which rolled back.
-        if (e.kind() == db::pg_error_kind::connection_lost || e.kind() == db::pg_error_kind::timed_out) throw;
+        // failure answer, a domain error raised outside the cycle's own checks (a shard proxy's
+        // 409 or 503, docs/scaling.md) with its status; any other database error fails the
+        // cycle, which rolled back.
+        if (e.kind() == db::pg_error_kind::connection_lost || e.kind() == db::pg_error_kind::timed_out ||
+            e.kind() == db::pg_error_kind::raised)
+            throw;
         log::error("POST /streams/v1/cycle: database error {}: {}", e.sqlstate(), e.what());
         outcome.success = false;
         outcome.error = "the database failed the cycle; nothing was applied";

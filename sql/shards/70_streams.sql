@@ -1,0 +1,74 @@
+-- The proxy's hand-written stream functions (route `custom` in 20_generator.sql): a query is
+-- registered on every shard under the same id (queen.stream_query_id_by_name); a lane's state
+-- lives on the shard of its source partition, and its cycle runs there.
+
+-- queen.stream_register: on every shard; a conflict or a reset anywhere is the answer.
+CREATE OR REPLACE FUNCTION queen.stream_register(
+    p_name text, p_source_queue text, p_sink_queue text, p_config_hash text, p_reset boolean DEFAULT false,
+    p_tenant text DEFAULT NULL)
+RETURNS TABLE(query_id uuid, fresh boolean, reset boolean, conflict boolean)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+        SELECT min(r.query_id::text)::uuid, bool_and(r.fresh), bool_or(r.reset), bool_or(r.conflict)
+          FROM queen_proxy.stream_register_on_all(p_name, p_source_queue, p_sink_queue, p_config_hash, p_reset,
+                                                  p_tenant) AS r;
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_register(text, text, text, text, boolean, text) IS
+  'Proxy: a stream query registered on every shard under one id.';
+
+-- queen.stream_cycle: one local transaction on the shard of the source partition, which every
+-- sink push must share (409 otherwise, nothing applied), as a transaction's.
+CREATE OR REPLACE FUNCTION queen.stream_cycle(
+    p_query_id uuid, p_partition_id bigint, p_group text,
+    p_op_types text[], p_op_keys text[], p_op_values jsonb[],
+    p_queues text[], p_partitions text[], p_counts integer[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[], p_derive integer[],
+    p_ack_txid text, p_ack_offset bigint, p_ack_lease uuid, p_ack_status text, p_ack_error text,
+    p_release_lease boolean DEFAULT true, p_scope text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN queen_proxy.stream_cycle(
+        queen_proxy.call_shard(queen_proxy.touched_shards(p_queues, p_partitions, ARRAY[p_partition_id]),
+                               'the stream cycle'),
+        p_query_id, p_partition_id, p_group, p_op_types, p_op_keys, p_op_values, p_queues, p_partitions, p_counts,
+        p_txids, p_trace_ids, p_producers, p_payloads, p_derive, p_ack_txid, p_ack_offset, p_ack_lease,
+        p_ack_status, p_ack_error, p_release_lease, p_scope);
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb[], text[], text[], integer[], text[],
+                                       uuid[], text[], text[], integer[], text, bigint, uuid, text, text, boolean,
+                                       text) IS
+  'Proxy: a stream cycle on the shard of its source partition; QN409 when a sink push lives elsewhere.';
+
+-- queen.stream_queries_overview: one row per query, its lanes, state and lag added up.
+CREATE OR REPLACE FUNCTION queen.stream_queries_overview(p_scope text DEFAULT NULL)
+RETURNS TABLE(name text, query_id uuid, source_queue text, sink_queue text, config_hash text,
+              created_at timestamptz, updated_at timestamptz, lanes bigint, state_rows bigint,
+              state_bytes bigint, source_lag bigint, oldest_pending_at timestamptz, source_time_lag bigint)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
+        SELECT o.name, o.query_id, min(o.source_queue), min(o.sink_queue), min(o.config_hash), min(o.created_at),
+               max(o.updated_at), sum(o.lanes)::bigint, sum(o.state_rows)::bigint, sum(o.state_bytes)::bigint,
+               sum(o.source_lag)::bigint, min(o.oldest_pending_at), max(o.source_time_lag)
+          FROM queen_proxy.stream_queries_overview_every(p_scope) AS o
+         GROUP BY o.name, o.query_id
+         ORDER BY o.name COLLATE "C";
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_queries_overview(text) IS
+  'Proxy: stream queries with every shard''s lanes, state and lag added up.';
