@@ -381,3 +381,12 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.partition_groups(bigint[]) IS
   'Distinct consumer groups with a cursor on any of the partitions (the proxy''s browse_mode).';
+
+-- queen.tenant_queue_names(): every queue's tenant ('' for none) and stored key, so a proxy
+-- can count a tenant's queues once however many shards hold them.
+CREATE OR REPLACE FUNCTION queen.tenant_queue_names()
+RETURNS TABLE(tenant text, queue_name text)
+LANGUAGE sql STABLE
+AS $$ SELECT coalesce(q.tenant, ''), q.name FROM queen.queues q $$;
+COMMENT ON FUNCTION queen.tenant_queue_names() IS
+  'Each queue''s tenant ('''' for none) and stored key (the shard proxy''s tenant_usage).';

@@ -98,6 +98,18 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen_proxy.stream_cycle',        'on_shard', NULL, 'queen.stream_cycle'),
     ('queen.stream_queries_overview',   'custom',   NULL, NULL),
     ('queen_proxy.stream_queries_overview_every', 'every', NULL, 'queen.stream_queries_overview'),
+    -- browsing, traces and tenants (sql/shards/80_browse_traces_tenants.sql)
+    ('queen.browse_messages',           'custom',   NULL, NULL),
+    ('queen_proxy.browse_messages_every', 'every',  NULL, 'queen.browse_messages'),
+    ('queen.trace_names',               'custom',   NULL, NULL),
+    ('queen_proxy.trace_names_every',   'every',    NULL, 'queen.trace_names'),
+    ('queen.count_trace_names',         'custom',   NULL, NULL),
+    ('queen.traces_by_name',            'custom',   NULL, NULL),
+    ('queen_proxy.traces_by_name_every', 'every',   NULL, 'queen.traces_by_name'),
+    ('queen.count_traces_by_name',      'sum',      NULL, NULL),
+    ('queen.tenant_usage',              'custom',   NULL, NULL),
+    ('queen_proxy.tenant_usage_every',  'every',    NULL, 'queen.tenant_usage'),
+    ('queen_proxy.tenant_queue_names_every', 'every', NULL, 'queen.tenant_queue_names'),
     -- configuration, written to every shard and read from one
     ('queen.configure',                 'all',      'partition_id', NULL),
     ('queen.queue_encryption',          'first',    NULL, NULL),
@@ -111,11 +123,6 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.shard_status',              'every',    NULL, NULL),
     -- not served over shards yet (docs/scaling.md, "What runs over shards")
     ('queen.delete_queue',              'refuse',   NULL, NULL),
-    ('queen.browse_messages',           'refuse',   NULL, NULL),
-    ('queen.trace_names',               'refuse',   NULL, NULL),
-    ('queen.count_trace_names',         'refuse',   NULL, NULL),
-    ('queen.traces_by_name',            'refuse',   NULL, NULL),
-    ('queen.count_traces_by_name',      'refuse',   NULL, NULL),
     ('queen.metrics_scrape',            'refuse',   NULL, NULL),
     ('queen.refresh_stats',             'refuse',   NULL, NULL),
     ('queen.resources_overview',        'refuse',   NULL, NULL),
@@ -143,8 +150,7 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.pg_hot_updates',            'refuse',   NULL, NULL),
     ('queen.pg_index_cache',            'refuse',   NULL, NULL),
     ('queen.pg_table_cache',            'refuse',   NULL, NULL),
-    ('queen.pg_table_sizes',            'refuse',   NULL, NULL),
-    ('queen.tenant_usage',              'refuse',   NULL, NULL);
+    ('queen.pg_table_sizes',            'refuse',   NULL, NULL);
 
 -- queen_proxy.generate_api(): (re)creates every function of queen_proxy.api_routes with the
 -- first shard's signature of its target; returns how many it created. Refused (QN409) when a

@@ -526,6 +526,61 @@ TEST(Shards, StreamCyclesRunOnTheShardOfTheirSourcePartition) {
     EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'snk'"), lanes * per_lane);
 }
 
+// The message browser and trace listings page over every shard: each message and trace once,
+// in the one-database order, with one total.
+TEST(Shards, BrowsingAndTracesPageOverEveryShard) {
+    constexpr int messages = 20;
+    sharded_deployment d;
+    const auto init = run_shell(shards_command(d.init_arguments()));
+    ASSERT_EQ(init.status, 0) << init.out;
+    broker_process broker(d.a.conninfo());
+    auto c = client_of(broker);
+    for (int i = 0; i < messages; ++i) {
+        json one = json::array({{{"queue", "br"}, {"partition", "b" + std::to_string(i % 10)},
+                                 {"transactionId", "br-" + std::to_string(i)}, {"payload", {{"i", i}}}}});
+        ASSERT_EQ(c.post("/api/v1/push", json{{"items", one}}).status, 201);
+    }
+    std::vector<std::string> browsed;
+    std::string previous_at;
+    for (int offset = 0; offset < messages; offset += 8) {
+        auto page = c.get("/api/v1/messages?queue=br&limit=8&offset=" + std::to_string(offset));
+        ASSERT_EQ(page.status, 200) << page.body;
+        const json body = json::parse(page.body);
+        for (const auto& m : body["messages"]) {
+            browsed.push_back(m["transactionId"]);
+            const std::string at = m["createdAt"];
+            if (!previous_at.empty()) {
+                EXPECT_LE(at, previous_at) << "newest first";
+            }
+            previous_at = at;
+            auto traced = c.post("/api/v1/traces", json{{"transactionId", m["transactionId"]},
+                                                       {"partitionId", m["partitionId"]},
+                                                       {"data", {{"seen", true}}},
+                                                       {"traceNames", json::array({"audit"})}});
+            ASSERT_EQ(traced.status, 201) << traced.body;
+        }
+    }
+    std::vector<std::string> expected;
+    for (int i = messages - 1; i >= 0; --i) expected.push_back("br-" + std::to_string(i));
+    EXPECT_EQ(browsed, expected) << "each message once, newest first";
+
+    auto names = c.get("/api/v1/traces/names");
+    ASSERT_EQ(names.status, 200) << names.body;
+    const json listed = json::parse(names.body);
+    EXPECT_EQ(listed["total"], 1);
+    EXPECT_EQ(listed["trace_names"][0]["count"], messages);
+    std::set<std::string> traced;
+    for (int offset = 0; offset < messages; offset += 6) {
+        auto page = c.get("/api/v1/traces/by-name/audit?limit=6&offset=" + std::to_string(offset));
+        ASSERT_EQ(page.status, 200) << page.body;
+        const json body = json::parse(page.body);
+        EXPECT_EQ(body["total"], messages);
+        for (const auto& t : body["traces"]) EXPECT_TRUE(traced.insert(t["transactionId"].get<std::string>()).second);
+    }
+    EXPECT_EQ(static_cast<int>(traced.size()), messages);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.message_traces"), messages);
+}
+
 // A cluster holding two of the four shards is killed (SIGKILL, as pg_ctl stop -m immediate)
 // while a producer pushes: the pushes that reach it answer 503 naming the shard, the producer
 // retries each with the same transaction ids until it is stored, and in the end every message
