@@ -11,6 +11,7 @@
 -- (tests/unit/schema_bundle_test.cpp checks it).
 DO $$
 BEGIN
-    LOCK TABLE queen.queues, queen.log_partitions, queen.log_consumers, queen.dead_letters IN SHARE ROW EXCLUSIVE MODE;
+    LOCK TABLE queen.queues, queen.log_partitions, queen.log_consumers, queen.dead_letters, queen.stream_queries
+        IN SHARE ROW EXCLUSIVE MODE;
 END
 $$;

@@ -25,6 +25,37 @@ BEGIN
 END;
 $$;
 
+-- queen_proxy.item_keys(queues, partitions, counts): a push's (queue, partition) keys as one
+-- key per item, with each item's hash and position: what a split push sends. Refused (22004,
+-- 22023, as queen.push refuses them) when the key arrays are missing or do not add up to the
+-- items. No row for a push without items.
+CREATE OR REPLACE FUNCTION queen_proxy.item_keys(p_queues text[], p_partitions text[], p_counts integer[],
+                                                 p_items integer)
+RETURNS TABLE(hashes integer[], items integer[], queues text[], partitions text[])
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_items IS NULL THEN
+        RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
+              USING ERRCODE = '22004';
+    END IF;
+    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts)
+       OR EXISTS (SELECT 1 FROM unnest(p_counts) AS c WHERE c IS NULL OR c < 0)
+       OR (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) AS c) <> p_items THEN
+        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
+    END IF;
+    IF p_items = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+        SELECT array_agg(queen.partition_hash(e.queue, e.part) ORDER BY e.i), array_agg(e.i::integer ORDER BY e.i),
+               array_agg(e.queue ORDER BY e.i), array_agg(e.part ORDER BY e.i)
+          FROM (SELECT k.queue, k.part, row_number() OVER (ORDER BY k.ord, g.n) AS i
+                  FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS k(queue, part, cnt, ord)
+                 CROSS JOIN LATERAL generate_series(1, k.cnt) AS g(n)) e;
+END;
+$$;
+
 -- queen.push: every item to the shard of its (queue, partition) in one PL/Proxy call; each
 -- shard stores its share in one transaction (atomic per shard, docs/scaling.md). One row per
 -- item, in item order, numbered as queen.push numbers them.
@@ -34,33 +65,16 @@ CREATE OR REPLACE FUNCTION queen.push(
 RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
 LANGUAGE plpgsql
 AS $$
-DECLARE
-    v_queues      text[];
-    v_parts       text[];
 BEGIN
-    IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_txids IS NULL OR p_payloads IS NULL THEN
+    IF p_payloads IS NULL THEN
         RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
               USING ERRCODE = '22004';
     END IF;
-    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts)
-       OR EXISTS (SELECT 1 FROM unnest(p_counts) AS c WHERE c IS NULL OR c < 0)
-       OR (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) AS c) <> cardinality(p_txids) THEN
-        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
-    END IF;
-    SELECT array_agg(k.queue ORDER BY k.ord, g.n), array_agg(k.part ORDER BY k.ord, g.n)
-      INTO v_queues, v_parts
-      FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS k(queue, part, cnt, ord)
-     CROSS JOIN LATERAL generate_series(1, k.cnt) AS g(n);
-    IF v_queues IS NULL THEN
-        RETURN;
-    END IF;
     RETURN QUERY
         SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
-          FROM queen_proxy.push_part(
-                   (SELECT array_agg(queen.partition_hash(u.queue, u.part) ORDER BY u.i)
-                      FROM unnest(v_queues, v_parts) WITH ORDINALITY AS u(queue, part, i)),
-                   (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(v_queues)) AS i),
-                   v_queues, v_parts, p_txids, p_trace_ids, p_producers, p_payloads) AS r
+          FROM queen_proxy.item_keys(p_queues, p_partitions, p_counts, cardinality(p_txids)) AS k
+         CROSS JOIN LATERAL queen_proxy.push_part(k.hashes, k.items, k.queues, k.partitions, p_txids, p_trace_ids,
+                                                  p_producers, p_payloads) AS r
          ORDER BY r.item;
 EXCEPTION WHEN OTHERS THEN
     PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
@@ -76,27 +90,12 @@ CREATE OR REPLACE FUNCTION queen.push_spooled(
 RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
 LANGUAGE plpgsql
 AS $$
-DECLARE
-    v_queues      text[];
-    v_parts       text[];
 BEGIN
-    SELECT array_agg(k.queue ORDER BY k.ord, g.n), array_agg(k.part ORDER BY k.ord, g.n)
-      INTO v_queues, v_parts
-      FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS k(queue, part, cnt, ord)
-     CROSS JOIN LATERAL generate_series(1, k.cnt) AS g(n);
-    IF v_queues IS NULL THEN
-        RETURN;
-    END IF;
-    IF cardinality(v_queues) <> cardinality(p_txids) THEN
-        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
-    END IF;
     RETURN QUERY
         SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
-          FROM queen_proxy.push_spooled_part(
-                   (SELECT array_agg(queen.partition_hash(u.queue, u.part) ORDER BY u.i)
-                      FROM unnest(v_queues, v_parts) WITH ORDINALITY AS u(queue, part, i)),
-                   (SELECT array_agg(i ORDER BY i) FROM generate_series(1, cardinality(v_queues)) AS i),
-                   v_queues, v_parts, p_txids, p_trace_ids, p_producers, p_payloads, p_probe_since) AS r
+          FROM queen_proxy.item_keys(p_queues, p_partitions, p_counts, cardinality(p_txids)) AS k
+         CROSS JOIN LATERAL queen_proxy.push_spooled_part(k.hashes, k.items, k.queues, k.partitions, p_txids,
+                                                          p_trace_ids, p_producers, p_payloads, p_probe_since) AS r
          ORDER BY r.item;
 EXCEPTION WHEN OTHERS THEN
     PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);

@@ -48,6 +48,11 @@ struct sharded_deployment {
         shards = {a.conninfo_for("shard0"), a.conninfo_for("shard1"), b.conninfo_for("shard2"),
                   b.conninfo_for("shard3")};
     }
+    // `queen shards init` over these databases, as a user runs it.
+    void init() const {
+        const auto r = run_shell(shards_command(init_arguments()));
+        ASSERT_EQ(r.status, 0) << r.out;
+    }
     std::string init_arguments() const {
         std::string args = "init --proxy " + quoted(a.conninfo());
         for (const auto& s : shards) args += " --shard " + quoted(s);
@@ -172,8 +177,7 @@ TEST(Shards, InitServesPushPopAndAckOverFourShardsOnTwoClusters) {
 TEST(Shards, FourStagePipelineOverAThousandPartitionsHasNoDuplicatesGapsOrReordering) {
     constexpr int lanes = 1000, per_lane = 3, stages = 4;
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     std::vector<std::unique_ptr<broker_process>> brokers;
     for (int i = 0; i < 2; ++i) brokers.push_back(std::make_unique<broker_process>(d.a.conninfo()));
     auto stage_queue = [](int k) { return "stage" + std::to_string(k); };
@@ -262,8 +266,7 @@ TEST(Shards, FourStagePipelineOverAThousandPartitionsHasNoDuplicatesGapsOrReorde
 // partition in offset order as the consumers received them.
 TEST(Shards, ConcurrentProducersAndConsumersKeepEveryPartitionInOrder) {
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     const std::string bench = std::filesystem::path(QUEEN_BROKER_BINARY).parent_path() / "queen_bench";
     ASSERT_TRUE(std::filesystem::exists(bench)) << bench << " is built with the tests (make build)";
@@ -277,8 +280,7 @@ TEST(Shards, ConcurrentProducersAndConsumersKeepEveryPartitionInOrder) {
 // A transaction whose pushes and acks live on two shards is refused whole.
 TEST(Shards, TransactionAcrossShardsIsRefusedAndWritesNothing) {
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     auto c = client_of(broker);
     ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "tx"}}).status, 200);
@@ -315,8 +317,7 @@ TEST(Shards, TransactionAcrossShardsIsRefusedAndWritesNothing) {
 // the group everywhere.
 TEST(Shards, ConsumerGroupsSeekListAndDeleteAcrossShards) {
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     auto c = client_of(broker);
     ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "cg"}}).status, 200);
@@ -388,8 +389,7 @@ TEST(Shards, ConsumerGroupsSeekListAndDeleteAcrossShards) {
 TEST(Shards, DeadLettersListRequeueAndPurgeAcrossShards) {
     constexpr int letters = 12;
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     auto c = client_of(broker);
     ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "dl"}}).status, 200);
@@ -451,8 +451,7 @@ TEST(Shards, DeadLettersListRequeueAndPurgeAcrossShards) {
 TEST(Shards, StreamCyclesRunOnTheShardOfTheirSourcePartition) {
     constexpr int lanes = 6, per_lane = 3;
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     auto c = client_of(broker);
     auto reg = c.post("/streams/v1/queries",
@@ -531,8 +530,7 @@ TEST(Shards, StreamCyclesRunOnTheShardOfTheirSourcePartition) {
 TEST(Shards, BrowsingAndTracesPageOverEveryShard) {
     constexpr int messages = 20;
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     auto c = client_of(broker);
     for (int i = 0; i < messages; ++i) {
@@ -588,8 +586,7 @@ TEST(Shards, BrowsingAndTracesPageOverEveryShard) {
 TEST(Shards, AShardKilledMidPushGives503AndRetriesStoreEachMessageOnce) {
     constexpr int batches = 60, per_batch = 50, lanes = 200;
     sharded_deployment d;
-    const auto init = run_shell(shards_command(d.init_arguments()));
-    ASSERT_EQ(init.status, 0) << init.out;
+    ASSERT_NO_FATAL_FAILURE(d.init());
     broker_process broker(d.a.conninfo());
     auto admin = client_of(broker);
     ASSERT_EQ(admin.post("/api/v1/configure", json{{"queue", "kill"}, {"options", {{"dedupWindowSeconds", 0}}}})
