@@ -18,13 +18,12 @@ public:
     // Blocks until the database is ready; throws std::exception naming what failed.
     explicit database_setup(const config::broker_config& cfg);
 
-    const std::string& maintenance_conninfo() const noexcept { return maintenance_conninfo_; }  // schema, housekeeping
+    const std::string& maintenance_conninfo() const noexcept { return maintenance_conninfo_; }  // schema, boot reads
     const std::string& request_conninfo() const noexcept { return request_conninfo_; }          // the pool
     // Behind a shard proxy (docs/scaling.md): every shard database, where brokers LISTEN and
     // elect housekeeping; otherwise the one database. Never empty.
     const std::vector<std::string>& listener_conninfos() const noexcept { return listener_conninfos_; }
     const std::vector<std::string>& housekeeping_conninfos() const noexcept { return housekeeping_conninfos_; }
-    bool sharded() const noexcept { return housekeeping_conninfos_.front() != maintenance_conninfo_; }
     const schema::migration_report& schema() const noexcept { return schema_; }
     const maintenance::flags_snapshot& initial_flags() const noexcept { return initial_flags_; }
 
