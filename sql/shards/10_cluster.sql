@@ -2,8 +2,10 @@
 -- shard databases, and what the generator (20_generator.sql) needs. Applied by
 -- `queen shards init`, in file order, every time (idempotent).
 CREATE EXTENSION IF NOT EXISTS plproxy;
-CREATE SCHEMA IF NOT EXISTS queen;
 CREATE SCHEMA IF NOT EXISTS queen_proxy;
+-- dblink: what the proxy runs on each shard database outside PL/Proxy (a procedure that commits).
+CREATE EXTENSION IF NOT EXISTS dblink SCHEMA queen_proxy;
+CREATE SCHEMA IF NOT EXISTS queen;
 
 -- The (queue, group) pairs this proxy registered on every shard in the last minute
 -- (queen_proxy.register_everywhere): a cache, so a pop registers its group once, not each time.

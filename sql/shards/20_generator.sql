@@ -32,7 +32,8 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.pop',                       'custom',   NULL, NULL),
     ('queen_proxy.pop',                 'on_shard', NULL, 'queen.pop'),
     ('queen.pop_fused',                 'custom',   NULL, NULL),
-    ('queen_proxy.pop_fused',           'on_shard', NULL, 'queen.pop_fused'),
+    ('queen_proxy.pop_fused_part',      'on_shard', NULL, 'queen.pop_fused_part'),
+    ('queen_proxy.shard_ready_at_every', 'every',   NULL, 'queen.shard_ready_at'),
     ('queen.ack',                       'custom',   NULL, NULL),
     ('queen_proxy.ack_part',            'split',    'p_shards', 'queen.ack_part'),
     ('queen.ack_fused',                 'custom',   NULL, NULL),
@@ -45,7 +46,7 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.record_trace',              'id',       'p_partition_id', NULL),
     ('queen.notify_brokers',            'first',    NULL, NULL),
     -- consumer groups (sql/shards/40_groups.sql)
-    ('queen_proxy.register_group_on_all', 'every',  NULL, 'queen.register_group'),
+    ('queen_proxy.register_group_on_all', 'every',  NULL, 'queen.register_group_from'),
     ('queen.seek_group',                'custom',   NULL, NULL),
     ('queen_proxy.seek_group',          'on_shard', NULL, 'queen.seek_group'),
     ('queen_proxy.seek_group_on_all',   'every',    NULL, 'queen.seek_group'),
@@ -122,9 +123,9 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.database_health',           'all',      NULL, NULL),
     ('queen.shard_status',              'every',    NULL, NULL),
     -- not served over shards yet (docs/scaling.md, "What runs over shards")
-    ('queen.delete_queue',              'refuse',   NULL, NULL),
+    ('queen.delete_queue',              'all',      'x DESC', NULL),
     ('queen.metrics_scrape',            'refuse',   NULL, NULL),
-    ('queen.refresh_stats',             'refuse',   NULL, NULL),
+    ('queen.refresh_stats',             'custom',   NULL, NULL),
     ('queen.resources_overview',        'refuse',   NULL, NULL),
     ('queen.status_summary',            'refuse',   NULL, NULL),
     ('queen.status_throughput',         'refuse',   NULL, NULL),
@@ -227,8 +228,9 @@ BEGIN
                                             split_part(r.proxy_function, '.', 2), v_args,
                                             CASE WHEN r.arg IS NOT NULL THEN 'ORDER BY ' || r.arg ELSE '' END,
                                             CASE WHEN r.route = 'all' THEN 'LIMIT 1' ELSE '' END)
-                                ELSE format('RETURN (SELECT x FROM queen_proxy.%s_on_all(%s) AS x LIMIT 1)',
-                                            split_part(r.proxy_function, '.', 2), v_args) END);
+                                ELSE format('RETURN (SELECT x FROM queen_proxy.%s_on_all(%s) AS x %s LIMIT 1)',
+                                            split_part(r.proxy_function, '.', 2), v_args,
+                                            CASE WHEN r.arg IS NOT NULL THEN 'ORDER BY ' || r.arg ELSE '' END) END);
         ELSE
             -- A procedure (the broker CALLs it) has no result.
             EXECUTE format('CREATE %s %s(%s) %s LANGUAGE plpgsql AS $body$ BEGIN '

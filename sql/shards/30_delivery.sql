@@ -126,22 +126,35 @@ BEGIN
                                                    v_at);
         RETURN;
     END IF;
-    FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
-        RETURN QUERY SELECT * FROM queen_proxy.pop(v_shard, p_queue, p_partition, p_group, p_batch, p_max_partitions,
-                                                   p_auto_ack, p_subscribe_all, v_at);
-        IF FOUND THEN
-            RETURN;
-        END IF;
-    END LOOP;
+    RETURN QUERY
+        SELECT f.partition_id, f.partition_name, f.lease_id, f.span_start, f.span_end, f.seg_first, f.seg_codec,
+               f.seg_body, f.skip_offsets, f.leases_expired, f.redelivered, f.lease_dead_letters,
+               f.expired_dead_letters
+          FROM queen.pop_fused(p_queue, p_group, ARRAY[p_batch], ARRAY[p_max_partitions], p_auto_ack,
+                               p_subscribe_all, v_at) f;
 EXCEPTION WHEN OTHERS THEN
     PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
 COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boolean, timestamptz) IS
-  'Proxy: a partition''s pop on its shard; a queue-wide pop on the first shard database (random order) with work.';
+  'Proxy: a partition''s pop on its shard; a queue-wide pop is queen.pop_fused with one request.';
 
--- queen.pop_fused: the requests go to the shard databases in a random order; each shard sees
--- the requests still without a row, numbered again, and its rows are numbered back.
+-- queen_proxy.ready_order(queue, group): the shard databases (one logical shard of each) in
+-- the order a queue-wide pop visits them: oldest claimable waiting message first, as one
+-- database's claim orders its partitions; databases with none known after, in a random order
+-- (a new cursor may not have its ready_at yet, so they are still asked).
+CREATE OR REPLACE FUNCTION queen_proxy.ready_order(p_queue text, p_group text)
+RETURNS integer[]
+LANGUAGE sql VOLATILE
+AS $$
+    SELECT array_agg(r.logical_shard ORDER BY r.ready_at NULLS LAST, random())
+      FROM queen_proxy.shard_ready_at_every(p_queue, p_group) r
+$$;
+
+-- queen.pop_fused: the shard databases in queen_proxy.ready_order; each request takes from
+-- each database in turn what its batch and partition count still allow, under one lease id
+-- (the first database's, given to the others: queen.pop_fused_part). Each request's counts
+-- rows are added up into one, last, as one database answers it.
 CREATE OR REPLACE FUNCTION queen.pop_fused(
     p_queue text, p_group text, p_batches integer[], p_max_partitions integer[],
     p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
@@ -151,26 +164,55 @@ RETURNS TABLE(request integer, partition_id bigint, partition_name text, lease_i
 LANGUAGE plpgsql
 AS $$
 DECLARE
+    n         integer := coalesce(cardinality(p_batches), 0);
     v_shard   integer;
-    v_pending integer[];
-    v_served  integer[];
     v_at      timestamptz;
+    v_pending integer[];  -- requests with batch and partitions left, in request order
+    v_left    integer[] := p_batches;
+    v_slots   integer[] := p_max_partitions;
+    v_lease   uuid[] := array_fill(NULL::uuid, ARRAY[greatest(n, 1)]);
+    v_counted boolean[] := array_fill(false, ARRAY[greatest(n, 1)]);
+    v_c1      integer[] := array_fill(0, ARRAY[greatest(n, 1)]);
+    v_c2      bigint[] := array_fill(0::bigint, ARRAY[greatest(n, 1)]);
+    v_c3      integer[] := array_fill(0, ARRAY[greatest(n, 1)]);
+    v_c4      bigint[] := array_fill(0::bigint, ARRAY[greatest(n, 1)]);
+    v_last    bigint;     -- the partition of the previous row (a span's rows are consecutive)
+    v_req     integer;
     x         record;
 BEGIN
     v_at := queen_proxy.register_everywhere(p_queue, p_group, p_subscribe_all, p_subscription_at);
-    SELECT array_agg(i ORDER BY i) INTO v_pending FROM generate_series(1, cardinality(p_batches)) AS i;
-    FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
-        EXIT WHEN coalesce(cardinality(v_pending), 0) = 0;
-        v_served := '{}';
+    FOREACH v_shard IN ARRAY queen_proxy.ready_order(p_queue, p_group) LOOP
+        SELECT array_agg(i ORDER BY i) INTO v_pending
+          FROM generate_series(1, n) AS i WHERE v_left[i] > 0 AND v_slots[i] > 0;
+        EXIT WHEN v_pending IS NULL;
+        v_last := NULL;
         FOR x IN
-            SELECT * FROM queen_proxy.pop_fused(v_shard, p_queue, p_group,
-                                                (SELECT array_agg(p_batches[i] ORDER BY o)
-                                                   FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
-                                                (SELECT array_agg(p_max_partitions[i] ORDER BY o)
-                                                   FROM unnest(v_pending) WITH ORDINALITY AS u(i, o)),
-                                                p_auto_ack, p_subscribe_all, v_at)
+            SELECT * FROM queen_proxy.pop_fused_part(
+                v_shard, ARRAY(SELECT v_lease[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
+                p_queue, p_group,
+                ARRAY(SELECT v_left[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
+                ARRAY(SELECT v_slots[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
+                p_auto_ack, p_subscribe_all, v_at)
         LOOP
-            request := v_pending[x.request];
+            v_req := v_pending[x.request];
+            IF x.partition_id IS NULL THEN  -- a counts row
+                v_counted[v_req] := true;
+                v_c1[v_req] := v_c1[v_req] + coalesce(x.leases_expired, 0);
+                v_c2[v_req] := v_c2[v_req] + coalesce(x.redelivered, 0);
+                v_c3[v_req] := v_c3[v_req] + coalesce(x.lease_dead_letters, 0);
+                v_c4[v_req] := v_c4[v_req] + coalesce(x.expired_dead_letters, 0);
+                CONTINUE;
+            END IF;
+            IF v_lease[v_req] IS NULL THEN
+                v_lease[v_req] := x.lease_id;
+            END IF;
+            IF v_last IS DISTINCT FROM x.partition_id THEN  -- a new span: its partition and messages
+                v_last := x.partition_id;
+                v_slots[v_req] := v_slots[v_req] - 1;
+                v_left[v_req] := v_left[v_req] - (x.span_end - x.span_start)::integer
+                                 + coalesce(cardinality(x.skip_offsets), 0);
+            END IF;
+            request := v_req;
             partition_id := x.partition_id;
             partition_name := x.partition_name;
             lease_id := x.lease_id;
@@ -180,22 +222,30 @@ BEGIN
             seg_codec := x.seg_codec;
             seg_body := x.seg_body;
             skip_offsets := x.skip_offsets;
-            leases_expired := x.leases_expired;
-            redelivered := x.redelivered;
-            lease_dead_letters := x.lease_dead_letters;
-            expired_dead_letters := x.expired_dead_letters;
+            leases_expired := NULL;
+            redelivered := NULL;
+            lease_dead_letters := NULL;
+            expired_dead_letters := NULL;
             RETURN NEXT;
-            v_served := v_served || x.request;
         END LOOP;
-        SELECT array_agg(p ORDER BY o) INTO v_pending
-          FROM unnest(v_pending) WITH ORDINALITY AS u(p, o) WHERE o <> ALL (v_served);
+    END LOOP;
+    FOR v_req IN 1 .. n LOOP
+        CONTINUE WHEN NOT v_counted[v_req];
+        request := v_req;
+        partition_id := NULL; partition_name := NULL; lease_id := NULL; span_start := NULL; span_end := NULL;
+        seg_first := NULL; seg_codec := NULL; seg_body := NULL; skip_offsets := NULL;
+        leases_expired := v_c1[v_req];
+        redelivered := v_c2[v_req];
+        lease_dead_letters := v_c3[v_req];
+        expired_dead_letters := v_c4[v_req];
+        RETURN NEXT;
     END LOOP;
 EXCEPTION WHEN OTHERS THEN
     PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
 COMMENT ON FUNCTION queen.pop_fused(text, text, integer[], integer[], boolean, boolean, timestamptz) IS
-  'Proxy: fused queue-wide pops over the shard databases in a random order, each request answered by one shard.';
+  'Proxy: fused queue-wide pops over the shard databases, oldest waiting message first, one lease per request.';
 
 -- queen_proxy.shards_of_ids(ids): the logical shard of each partition id (its low bits).
 CREATE OR REPLACE FUNCTION queen_proxy.shards_of_ids(p_ids bigint[])

@@ -20,7 +20,9 @@ BEGIN
                      AND r.checked_at > now() - interval '1 minute') THEN
         RETURN v_at;
     END IF;
-    PERFORM queen_proxy.register_group_on_all(p_queue, p_group, CASE WHEN p_subscribe_all THEN NULL ELSE v_at END);
+    PERFORM queen_proxy.register_group_on_all(p_queue, p_group, CASE WHEN p_subscribe_all THEN NULL ELSE v_at END,
+                                              CASE WHEN p_subscription_at IS NULL AND NOT p_subscribe_all
+                                                   THEN v_at END);
     INSERT INTO queen_proxy.registered_groups (queue_name, consumer_group) VALUES (p_queue, p_group)
     ON CONFLICT (queue_name, consumer_group) DO UPDATE SET checked_at = now();
     RETURN v_at;

@@ -49,13 +49,13 @@ protected:
     }
 
     std::string cursor(const std::string& column) {
-        return cluster().run_sql("SELECT " + column + " FROM queen.log_consumers c JOIN queen.queues q ON q.id = "
+        return data_value("SELECT " + column + " FROM queen.log_consumers c JOIN queen.queues q ON q.id = "
                                  "c.queue_id WHERE q.name = '" + queue + "'");
     }
     std::string committed() { return cursor("committed"); }
     bool leased() { return cursor("lease_id IS NOT NULL") == "t"; }
     std::string dead_letters() {
-        return cluster().run_sql("SELECT coalesce(string_agg(msg_offset::text, ',' ORDER BY msg_offset), '') FROM "
+        return data_value("SELECT coalesce(string_agg(msg_offset::text, ',' ORDER BY msg_offset), '') FROM "
                                  "queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = '" +
                                  queue + "'");
     }
@@ -132,7 +132,7 @@ TEST_F(AckRules, AllFailedOnTheThirdDeliveryDeadLettersAll) {  // f1..f5 on the 
     EXPECT_EQ(dead_letters(), "1,2,3,4,5");
     EXPECT_EQ(committed(), "5");
     EXPECT_FALSE(leased());
-    EXPECT_EQ(cluster().run_sql("SELECT payload || '/' || error_message || '/' || attempts FROM queen.dead_letters d "
+    EXPECT_EQ(data_value("SELECT payload || '/' || error_message || '/' || attempts FROM queen.dead_letters d "
                                 "JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = '" + queue +
                                 "' AND msg_offset = 1"),
               "1/boom 1/3");
@@ -244,7 +244,7 @@ TEST_F(AckRules, AcksOutsideTheLiveSpanAreUnresolvableAndChangeNothing) {
     wrong["leaseId"] = "00000000-0000-4000-8000-000000000000";
     EXPECT_EQ(ack(c, wrong)["error"], "unresolvable");
     // A message beyond the span (offset 4) by its transaction id: unresolvable.
-    auto all = cluster().run_sql("SELECT transaction_id FROM queen.messages WHERE queue = '" + queue +
+    auto all = data_value("SELECT transaction_id FROM queen.messages WHERE queue = '" + queue +
                                  "' AND \"offset\" = 4");
     auto beyond = c.post("/api/v1/ack", json{{"transactionId", all}, {"partitionId", msgs[0]["partitionId"]}}).json();
     EXPECT_EQ(beyond["error"], "unresolvable");
@@ -285,7 +285,7 @@ TEST_F(AckRules, LeaseExpiriesExhaustTheBudgetIntoTheDeadLetterTable) {
     auto next = next_offsets();
     EXPECT_EQ(dead_letters(), "1");
     EXPECT_EQ(next, (std::vector<int>{2, 3, 4, 5}));
-    EXPECT_EQ(cluster().run_sql("SELECT reason FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
+    EXPECT_EQ(data_value("SELECT reason FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
                                 "WHERE q.name = '" + queue + "'"),
               "lease_expired");
 }

@@ -53,16 +53,15 @@ TEST(PushPop, PopReturnsPushedMessagesInOffsetOrderWithEveryField) {
         EXPECT_EQ(msgs[i]["createdAt"].get<std::string>().size(), 27u);  // 2026-04-26T10:59:28.267966Z
     }
     // The database holds one segment with the three messages, decodable by plain SQL.
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON "
-                                "p.id = s.partition_id JOIN queen.queues qu ON qu.id = p.queue_id WHERE qu.name = '" +
-                                q + "'"),
-              "1");
-    EXPECT_EQ(cluster().run_sql("SELECT string_agg(payload::text, '|' ORDER BY \"offset\") FROM queen.messages "
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.log_segments s JOIN queen.log_partitions p ON "
+                       "p.id = s.partition_id JOIN queen.queues qu ON qu.id = p.queue_id WHERE qu.name = '" + q + "'"),
+              1);
+    EXPECT_EQ(data_value("SELECT string_agg(payload::text, '|' ORDER BY \"offset\") FROM queen.messages "
                                 "WHERE queue = '" + q + "'"),
               "{\"n\": 1}|\"two\"|null");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.message('" + msgs[1]["id"].get<std::string>() +
-                                "'::uuid) WHERE payload = '\"two\"'"),
-              "1");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.message('" + msgs[1]["id"].get<std::string>() +
+                       "'::uuid) WHERE payload = '\"two\"'"),
+              1);
 }
 
 TEST(PushPop, EmptyPopIs204WithNoBodyAtAll) {
@@ -158,9 +157,9 @@ TEST(PushPop, CommitOnDeliveryIsAutoAckUnderNewerQueenClientsName) {
     auto second = pop(c, q, "batch=2&autoAck=true&commitOnDelivery=true", "p");
     ASSERT_EQ(second.status, 200) << second.body;
     EXPECT_EQ(second.json()["messages"][0]["data"], 3);
-    EXPECT_EQ(sql_int(cluster(), "SELECT lc.committed FROM queen.log_consumers lc JOIN queen.log_partitions p "
+    EXPECT_EQ(std::stoll(data_value("SELECT lc.committed FROM queen.log_consumers lc JOIN queen.log_partitions p "
                                  "ON p.id = lc.partition_id JOIN queen.queues qu ON qu.id = p.queue_id "
-                                 "WHERE qu.name = " + quote(q) + " ORDER BY lc.version DESC LIMIT 1"),
+                                 "WHERE qu.name = " + quote(q) + " ORDER BY lc.version DESC LIMIT 1")),
               4);
     // The two names disagreeing is a 400 that changes nothing.
     for (const char* query : {"autoAck=true&commitOnDelivery=false", "autoAck=false&commitOnDelivery=true"}) {
@@ -200,7 +199,7 @@ TEST(PushPop, LeaseExpiryRedeliversTheSpanAndCountsOneAttempt) {
     ASSERT_EQ(second["messages"].size(), 2u);
     EXPECT_EQ(second["messages"][0]["id"], first["messages"][0]["id"]);
     EXPECT_EQ(second["messages"][1]["id"], first["messages"][1]["id"]);
-    EXPECT_EQ(cluster().run_sql("SELECT attempts || '@' || attempts_offset FROM queen.log_consumers c JOIN "
+    EXPECT_EQ(data_value("SELECT attempts || '@' || attempts_offset FROM queen.log_consumers c JOIN "
                                 "queen.queues q ON q.id = c.queue_id WHERE q.name = '" + q + "'"),
               "1@1");
     // An ack under the expired lease is refused; under the new one it works.
@@ -235,8 +234,8 @@ TEST(PushPop, DeleteQueueRemovesEverything) {
     ASSERT_EQ(r.status, 200);
     EXPECT_EQ(r.json()["existed"], true);
     EXPECT_EQ(r.json()["deleted"], true);
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), "0");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = '" + q + "'"), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), 0);
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.messages WHERE queue = '" + q + "'"), 0);
     EXPECT_EQ(c.del("/api/v1/resources/queues/" + q).json()["existed"], false);
 }
 
@@ -260,9 +259,9 @@ TEST(PushPop, ConfigureEchoesEveryOptionWithItsType) {
     auto again = c.post("/api/v1/configure", json{{"queue", q}}).json();
     EXPECT_EQ(again["options"]["leaseTime"], 300);
     EXPECT_EQ(again["options"]["retentionEnabled"], false);
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
-                                "WHERE q.name = '" + q + "' AND p.name = 'Default'"),
-              "1");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.log_partitions p JOIN queen.queues q ON q.id = p.queue_id "
+                       "WHERE q.name = '" + q + "' AND p.name = 'Default'"),
+              1);
 }
 
 TEST(PushPop, Expect100ContinueIsAnsweredBeforeTheBody) {
@@ -289,7 +288,7 @@ TEST(PushPop, Expect100ContinueIsAnsweredBeforeTheBody) {
         rest.append(buf, n);
     }
     EXPECT_NE(rest.find("201 Created"), std::string::npos) << rest;
-    EXPECT_EQ(cluster().run_sql("SELECT payload::text FROM queen.messages WHERE queue = '" + q + "'"), "\"after 100\"");
+    EXPECT_EQ(data_value("SELECT payload::text FROM queen.messages WHERE queue = '" + q + "'"), "\"after 100\"");
 }
 
 TEST(PushPop, AnOverflowingNumberIs400AndStoresNothing) {
@@ -298,7 +297,7 @@ TEST(PushPop, AnOverflowingNumberIs400AndStoresNothing) {
     auto r = c.post("/api/v1/push", std::string(R"({"items":[{"queue":")") + q + R"(","payload":1e999}]})");
     EXPECT_EQ(r.status, 400) << r.body;
     EXPECT_EQ(r.json()["error"], "a number is out of range: JSON numbers must lie within ±1.7976931348623157e308");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), 0);
 }
 
 }  // namespace

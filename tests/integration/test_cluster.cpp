@@ -326,8 +326,10 @@ void test_cluster::start_first_time() {
     }
 }
 
-std::string test_cluster::run_sql(const std::string& sql) const {
-    PGconn* c = PQconnectdb(conninfo_.c_str());
+std::string test_cluster::run_sql(const std::string& sql) const { return run_sql_in(database_, sql); }
+
+std::string test_cluster::run_sql_in(const std::string& dbname, const std::string& sql) const {
+    PGconn* c = PQconnectdb(conninfo_for(dbname).c_str());
     std::unique_ptr<PGconn, decltype(&PQfinish)> guard(c, &PQfinish);
     if (PQstatus(c) != CONNECTION_OK) throw std::runtime_error("run_sql: " + trim(PQerrorMessage(c)));
     std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(c, sql.c_str()), &PQclear);
@@ -337,6 +339,19 @@ std::string test_cluster::run_sql(const std::string& sql) const {
     if (st == PGRES_TUPLES_OK && PQntuples(r.get()) > 0 && PQnfields(r.get()) > 0 && !PQgetisnull(r.get(), 0, 0))
         return PQgetvalue(r.get(), 0, 0);
     return "";
+}
+
+std::vector<std::string> test_cluster::column_in(const std::string& dbname, const std::string& sql) const {
+    PGconn* c = PQconnectdb(conninfo_for(dbname).c_str());
+    std::unique_ptr<PGconn, decltype(&PQfinish)> guard(c, &PQfinish);
+    if (PQstatus(c) != CONNECTION_OK) throw std::runtime_error("column_in: " + trim(PQerrorMessage(c)));
+    std::unique_ptr<PGresult, decltype(&PQclear)> r(PQexec(c, sql.c_str()), &PQclear);
+    if (PQresultStatus(r.get()) != PGRES_TUPLES_OK || PQnfields(r.get()) < 1)
+        throw std::runtime_error("column_in(" + sql + "): " + trim(PQerrorMessage(c)));
+    std::vector<std::string> out;
+    for (int row = 0; row < PQntuples(r.get()); ++row)
+        out.emplace_back(PQgetisnull(r.get(), row, 0) ? "" : PQgetvalue(r.get(), row, 0));
+    return out;
 }
 
 }  // namespace queen::test

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace queen::test {
 
@@ -54,6 +55,9 @@ public:
     // Runs one statement synchronously; returns the first column of the first row as text
     // ("" when there is no row or it is NULL). Throws std::runtime_error on failure.
     std::string run_sql(const std::string& sql) const;
+    std::string run_sql_in(const std::string& dbname, const std::string& sql) const;  // the same, in `dbname`
+    // The first column of every row a query answers in `dbname` (NULL as "").
+    std::vector<std::string> column_in(const std::string& dbname, const std::string& sql) const;
 
 private:
     struct standby_tag {};

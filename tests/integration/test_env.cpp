@@ -1,11 +1,14 @@
 #include "test_env.hpp"
 
+#include "sharded_deployment.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -17,10 +20,12 @@ namespace queen::test {
 namespace {
 
 struct shared_env {
-    std::unique_ptr<test_cluster> cluster;
+    std::unique_ptr<test_cluster> cluster;            // the one database's cluster, or
+    std::unique_ptr<sharded_deployment> deployment;   // in the sharded run, the proxy and shards
     std::unique_ptr<broker_process> broker;
     ~shared_env() {
         broker.reset();
+        deployment.reset();
         cluster.reset();
     }
 };
@@ -35,18 +40,79 @@ shared_env& env() {
 // Tests call these from several threads: creation is serialized.
 std::recursive_mutex env_mutex;
 
+bool sharded_run() {
+    const char* v = std::getenv("QUEEN_TEST_SHARDED");
+    return v && std::string(v) == "1";
+}
+
+namespace {
+
+sharded_deployment& deployment() {
+    std::lock_guard lock(env_mutex);
+    auto& e = env();
+    if (!e.deployment) {
+        e.deployment = std::make_unique<sharded_deployment>("queen_test");
+        e.deployment->init();
+    }
+    return *e.deployment;
+}
+
+}  // namespace
+
 test_cluster& cluster() {
     std::lock_guard lock(env_mutex);
+    if (sharded_run()) return deployment().a;
     auto& e = env();
     if (!e.cluster) e.cluster = std::make_unique<test_cluster>();
     return *e.cluster;
 }
 
+std::string database_url() { return cluster().conninfo(); }
+
 broker_process& broker() {
     std::lock_guard lock(env_mutex);
     auto& e = env();
-    if (!e.broker) e.broker = std::make_unique<broker_process>(cluster().conninfo());
+    if (!e.broker) e.broker = std::make_unique<broker_process>(database_url());
     return *e.broker;
+}
+
+std::string data_value(const std::string& sql) {
+    if (!sharded_run()) return cluster().run_sql(sql);
+    const auto& d = deployment();
+    std::string agreed;
+    for (std::size_t i = 0; i < d.shards.size(); ++i) {
+        const auto v = d.on_shard(i, sql);
+        if (v.empty()) continue;
+        if (!agreed.empty() && v != agreed)
+            throw std::runtime_error("data_value(" + sql + "): the shards answer " + agreed + " and " + v);
+        agreed = v;
+    }
+    return agreed;
+}
+
+long long data_sum(const std::string& sql) {
+    if (!sharded_run()) return sql_int(cluster(), sql);
+    return deployment().sum_on_shards(sql);
+}
+
+std::vector<std::string> data_rows(const std::string& sql) {
+    if (!sharded_run()) return cluster().column_in(cluster().database(), sql);
+    const auto& d = deployment();
+    std::vector<std::string> rows;
+    for (std::size_t i = 0; i < d.shards.size(); ++i) {
+        auto here = d.rows_on_shard(i, sql);
+        rows.insert(rows.end(), here.begin(), here.end());
+    }
+    return rows;
+}
+
+void data_run(const std::string& sql) {
+    if (!sharded_run()) {
+        cluster().run_sql(sql);
+        return;
+    }
+    const auto& d = deployment();
+    for (std::size_t i = 0; i < d.shards.size(); ++i) d.on_shard(i, sql);
 }
 
 http_client client() { return http_client("127.0.0.1", broker().port()); }

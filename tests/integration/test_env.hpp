@@ -19,8 +19,27 @@
 
 namespace queen::test {
 
+// Whether this run of the suite serves the default broker through a PL/Proxy database over four
+// shard databases on two clusters (QUEEN_TEST_SHARDED=1): make test's integration-sharded pass
+// runs the suites whose answers docs/scaling.md promises to be the same over shards.
+bool sharded_run();
+
+// The cluster of the default broker's database (in the sharded run, the proxy's cluster: its
+// database holds no broker tables, so tests read those with the data_* helpers below).
 test_cluster& cluster();
 broker_process& broker();
+// The default broker's QUEEN_DATABASE_URL (in the sharded run, the proxy).
+std::string database_url();
+
+// SQL over the broker's tables wherever they are: the one database, or every shard database.
+// data_value: the value the databases that answer one agree on ("" when none answers a row or
+// all are NULL; throws when two differ). data_sum: the integers (no row: 0) added up.
+// data_rows: the first column of every row of each, in no particular order across databases.
+// data_run: the statement run on each.
+std::string data_value(const std::string& sql);
+std::vector<std::string> data_rows(const std::string& sql);
+long long data_sum(const std::string& sql);
+void data_run(const std::string& sql);
 http_client client();                              // a new connection to the default broker
 http_client client_of(const broker_process& b);
 std::string unique_name(const std::string& prefix);

@@ -9,11 +9,11 @@ namespace {
 using nlohmann::json;
 
 std::string count_messages(const std::string& queue) {
-    return cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = '" + queue + "'");
+    return std::to_string(data_sum("SELECT count(*) FROM queen.messages WHERE queue = '" + queue + "'"));
 }
 
 std::string committed(const std::string& queue) {
-    return cluster().run_sql("SELECT committed FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id "
+    return data_value("SELECT committed FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id "
                              "WHERE q.name = '" + queue + "' AND consumer_group = '__QUEUE_MODE__'");
 }
 
@@ -25,9 +25,13 @@ json ack_op(const json& m) {
 TEST(Transaction, AckAndNextStagePushCommitTogether) {
     auto c = client();
     auto in = unique_name("stage1"), out = unique_name("stage2");
-    push_payloads(c, in, "", {json("work")});
+    // One entity's lane in both stages (the same partition name), as pipelines keep it: over
+    // shards that is one shard, so the transaction stays one local transaction (docs/scaling.md).
+    push_payloads(c, in, "order-1", {json("work")});
     auto m = pop(c, in).json()["messages"][0];
-    json body{{"operations", json::array({ack_op(m), {{"type", "push"}, {"items", {{{"queue", out}, {"payload", "next"}}}}}})},
+    json body{{"operations",
+               json::array({ack_op(m), {{"type", "push"},
+                                        {"items", {{{"queue", out}, {"partition", "order-1"}, {"payload", "next"}}}}}})},
               {"requiredLeases", json::array({m["leaseId"]})}};
     auto r = c.post("/api/v1/transaction", body);
     ASSERT_EQ(r.status, 200) << r.body;
@@ -48,11 +52,14 @@ TEST(Transaction, AckAndNextStagePushCommitTogether) {
 TEST(Transaction, AFailingAckRollsBackEveryPushAndAck) {
     auto c = client();
     auto in = unique_name("rollback-in"), out = unique_name("rollback-out");
-    push_payloads(c, in, "", {json(1), json(2)});
+    push_payloads(c, in, "order-1", {json(1), json(2)});  // one lane in both queues: one shard
     auto msgs = pop(c, in, "batch=2").json()["messages"];
     json bad = ack_op(msgs[1]);
     bad["transactionId"] = "does-not-exist";
-    json body{{"operations", json::array({ack_op(msgs[0]), {{"type", "push"}, {"items", {{{"queue", out}, {"payload", 1}}}}}, bad})}};
+    json body{{"operations",
+               json::array({ack_op(msgs[0]),
+                            {{"type", "push"}, {"items", {{{"queue", out}, {"partition", "order-1"}, {"payload", 1}}}}},
+                            bad})}};
     auto r = c.post("/api/v1/transaction", body);
     ASSERT_EQ(r.status, 200) << r.body;
     auto res = r.json();
@@ -118,7 +125,7 @@ TEST(Transaction, BadBodiesAre400AndWriteNothing) {
     }
     auto r = c.post("/api/v1/transaction", bad[4]);
     EXPECT_EQ(r.json()["error"], "operations[0].items[1].queue must be a string");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.queues WHERE name = '" + q + "'"), 0);
 }
 
 }  // namespace
