@@ -142,13 +142,29 @@ COMMENT ON FUNCTION queen.pop(text, text, text, integer, integer, boolean, boole
 -- queen_proxy.ready_order(queue, group): the shard databases (one logical shard of each) in
 -- the order a queue-wide pop visits them: oldest claimable waiting message first, as one
 -- database's claim orders its partitions; databases with none known after, in a random order
--- (a new cursor may not have its ready_at yet, so they are still asked).
+-- (a new cursor may not have its ready_at yet, so they are still asked). Asking every database
+-- costs each of them a query, so a proxy connection keeps the last (queue, group)'s order for
+-- up to a second (the setting queen_proxy.ready_order): a database whose oldest message grew
+-- oldest comes first within that second.
 CREATE OR REPLACE FUNCTION queen_proxy.ready_order(p_queue text, p_group text)
 RETURNS integer[]
-LANGUAGE sql VOLATILE
+LANGUAGE plpgsql VOLATILE
 AS $$
-    SELECT array_agg(r.logical_shard ORDER BY r.ready_at NULLS LAST, random())
-      FROM queen_proxy.shard_ready_at_every(p_queue, p_group) r
+DECLARE
+    v_key    text := md5(p_queue || chr(31) || p_group);
+    v_cached text[] := string_to_array(current_setting('queen_proxy.ready_order', true), '|');
+    v_order  integer[];
+BEGIN
+    IF cardinality(v_cached) = 3 AND v_cached[1] = v_key
+       AND v_cached[2]::double precision > extract(epoch FROM clock_timestamp()) - 1 THEN
+        RETURN v_cached[3]::integer[];
+    END IF;
+    SELECT array_agg(r.logical_shard ORDER BY r.ready_at NULLS LAST, random()) INTO v_order
+      FROM queen_proxy.shard_ready_at_every(p_queue, p_group) r;
+    PERFORM set_config('queen_proxy.ready_order',
+                       v_key || '|' || extract(epoch FROM clock_timestamp()) || '|' || v_order::text, false);
+    RETURN v_order;
+END;
 $$;
 
 -- queen.pop_fused: the shard databases in queen_proxy.ready_order; each request takes from
