@@ -122,10 +122,16 @@ TEST(Shards, InitServesPushPopAndAckOverFourShardsOnTwoClusters) {
     for (const auto& p : queue["partitions"]) total += p["stats"]["total"].get<int>();
     EXPECT_EQ(total, partitions * per_partition);
 
-    // A route whose functions are not served over shards yet says so.
-    auto status_page = c.get("/api/v1/status");
-    EXPECT_EQ(status_page.status, 501) << status_page.body;
-    EXPECT_NE(status_page.body.find("not served over shards yet"), std::string::npos) << status_page.body;
+    // The status page adds up every shard's figures; a route whose functions are not served
+    // over shards yet says so.
+    ASSERT_EQ(c.post("/api/v1/stats/refresh", json::object()).status, 200);
+    auto status_page = c.get("/api/v1/status?queue=orders");
+    ASSERT_EQ(status_page.status, 200) << status_page.body;
+    const json status_json = json::parse(status_page.body);
+    EXPECT_EQ(status_json["messages"]["total"], partitions * per_partition) << status_page.body;
+    auto postgres = c.get("/api/v1/analytics/postgres-stats");
+    EXPECT_EQ(postgres.status, 501) << postgres.body;
+    EXPECT_NE(postgres.body.find("not served over shards yet"), std::string::npos) << postgres.body;
 }
 
 // Each stage pops a partition's messages and, in one transaction, acks them and pushes them to
@@ -605,6 +611,81 @@ TEST(Shards, InitRefusesBadArgumentsAndChangesNothing) {
     auto verb = run_shell(shards_command("grow --proxy 'dbname=x'"));
     EXPECT_EQ(verb.status, 2);
     EXPECT_NE(verb.out.find("unknown command 'grow'"), std::string::npos) << verb.out;
+}
+
+
+// The status, analytics, resources and metrics routes add up every shard's figures: a queue
+// whose partitions live on four shard databases is counted once, with all its partitions,
+// messages and dead letters.
+TEST(Shards, StatusResourcesAndMetricsAddUpEveryShard) {
+    constexpr int lanes = 12;
+    sharded_deployment d;
+    ASSERT_NO_THROW(d.init());
+    broker_process broker(d.a.conninfo());
+    auto c = client_of(broker);
+    ASSERT_EQ(c.post("/api/v1/configure", json{{"queue", "st"}, {"options", {{"leaseTime", 30}}}}).status, 200);
+    json items = json::array();
+    for (int p = 0; p < lanes; ++p)
+        for (int i = 0; i < 2; ++i)
+            items.push_back({{"queue", "st"}, {"partition", "e" + std::to_string(p)}, {"payload", {{"p", p}, {"i", i}}}});
+    ASSERT_EQ(c.post("/api/v1/push", json{{"items", items}}).status, 201);
+    std::set<std::string> databases;
+    for (int p = 0; p < lanes; ++p)
+        databases.insert(d.on_shard(0, "SELECT ((queen.partition_hash('st', 'e" + std::to_string(p) + "') & 15) % 4)::text"));
+    ASSERT_GE(databases.size(), 3u) << "the lanes spread over the shard databases";
+
+    // Every message popped; the first of each lane dead-lettered, the second completed.
+    int dead = 0, done = 0;
+    for (int round = 0; round < 20 && dead + done < 2 * lanes; ++round) {
+        auto r = c.get("/api/v1/pop/queue/st?batch=24&partitions=12&wait=false");
+        if (r.status == 204) continue;
+        ASSERT_EQ(r.status, 200) << r.body;
+        json acks = json::array();
+        const json popped = json::parse(r.body);
+        for (const auto& m : popped["messages"]) {
+            const bool first = m["data"]["i"] == 0;
+            (first ? dead : done)++;
+            acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
+                            {"leaseId", m["leaseId"]}, {"status", first ? "dlq" : "completed"},
+                            {"error", first ? json("boom") : json(nullptr)}});
+        }
+        auto a = c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}});
+        ASSERT_EQ(a.status, 200) << a.body;
+    }
+    ASSERT_EQ(dead, lanes);
+    ASSERT_EQ(done, lanes);
+    auto refreshed = c.post("/api/v1/stats/refresh", json::object());
+    ASSERT_EQ(refreshed.status, 200) << refreshed.body;
+
+    const json status = get_ok(c, "/api/v1/status?queue=st");
+    EXPECT_EQ(status["messages"]["total"], 2 * lanes) << status.dump();
+    EXPECT_EQ(status["deadLetterQueue"]["totalMessages"], lanes) << status.dump();
+    EXPECT_NE(status.dump().find("boom"), std::string::npos) << "the commonest error: " << status.dump();
+
+    const json list = get_ok(c, "/api/v1/status/queues?queue=st");
+    ASSERT_TRUE(list["queues"].is_array()) << list.dump();
+    ASSERT_EQ(list["queues"].size(), 1u) << "one queue, though four databases hold it: " << list.dump();
+    EXPECT_EQ(list["queues"][0]["partitions"], lanes + 1) << "and Default: " << list.dump();
+    EXPECT_EQ(list["queues"][0]["messages"]["total"], 2 * lanes) << list.dump();
+
+    const json detail = get_ok(c, "/api/v1/status/queues/st");
+    EXPECT_EQ(detail["partitions"].size(), static_cast<std::size_t>(lanes + 1)) << detail.dump();
+
+    const json overview = get_ok(c, "/api/v1/resources/overview");
+    EXPECT_EQ(overview["queues"], 1) << overview.dump();
+    EXPECT_EQ(overview["partitions"], lanes + 1) << overview.dump();
+
+    auto metrics = c.get("/metrics/prometheus");
+    ASSERT_EQ(metrics.status, 200) << metrics.body;
+    EXPECT_NE(metrics.body.find("queen_queue_partitions{queue=\"st\"} " + std::to_string(lanes + 1)), std::string::npos)
+        << metrics.body;
+    EXPECT_NE(metrics.body.find("queen_dlq_depth_by_queue{queue=\"st\"} " + std::to_string(lanes)), std::string::npos)
+        << metrics.body;
+
+    for (const char* page : {"/api/v1/analytics/queue-ops?queue=st", "/api/v1/analytics/retention",
+                             "/api/v1/analytics/worker-metrics", "/api/v1/analytics/system-metrics",
+                             "/api/v1/analytics/queue-lag", "/api/v1/status/analytics"})
+        EXPECT_EQ(c.get(page).status, 200) << page;
 }
 
 }  // namespace
