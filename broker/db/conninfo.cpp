@@ -75,6 +75,16 @@ parsed_conninfo parse(const std::string& conninfo) {
     return out;
 }
 
+// The parameters given, as key=value text in libpq's keyword order.
+std::string rendered(const parsed_conninfo& p) {
+    std::string out;
+    for (const auto& [k, v] : p.given) {
+        if (!out.empty()) out += ' ';
+        out += k + "=" + quoted(v);
+    }
+    return out;
+}
+
 }  // namespace
 
 bool valid_sslmode(const std::string& mode) {
@@ -111,12 +121,11 @@ std::string hardened_conninfo(const std::string& conninfo, const connection_sett
         if (s.tenant_max_queues > 0) append(fmt::format("-c queen.tenant_max_queues={}", s.tenant_max_queues));
         if (options != given) p.set("options", options);
     }
-    std::string out;
-    for (const auto& [k, v] : p.given) {
-        if (!out.empty()) out += ' ';
-        out += k + "=" + quoted(v);
-    }
-    return out;
+    return rendered(p);
+}
+
+std::string keyword_conninfo(const std::string& conninfo) {
+    return rendered(parse(conninfo));
 }
 
 }  // namespace queen::db

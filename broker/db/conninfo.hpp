@@ -39,6 +39,11 @@ using env_lookup = std::function<const char*(const char*)>;
 std::string hardened_conninfo(const std::string& conninfo, const connection_settings& settings, connection_role role,
                               const env_lookup& env = &std::getenv);
 
+// `conninfo` (a URL or key=value text) as key=value text with exactly the parameters it
+// gives: what PL/Proxy's cluster configuration needs (it appends parameters to the string).
+// Throws std::invalid_argument when the conninfo does not parse.
+std::string keyword_conninfo(const std::string& conninfo);
+
 // The libpq sslmode values; true when `mode` is one of them.
 bool valid_sslmode(const std::string& mode);
 

@@ -1,10 +1,12 @@
 #include "schema/shard_proxy_installer.hpp"
 
+#include "db/conninfo.hpp"
 #include "db/sync_connection.hpp"
 #include "schema/migrator.hpp"
 #include "schema/sql_bundle.hpp"
 
 #include <stdexcept>
+#include <vector>
 
 namespace queen::schema {
 
@@ -66,8 +68,11 @@ int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_
         for (const auto& f : embedded_shard_proxy()) c.exec(std::string(f.text), "proxy " + std::string(f.name));
         for (const auto& f : embedded_procedures())
             if (f.name == shared_hash_file) c.exec(std::string(f.text), "proxy " + std::string(f.name));
+        // PL/Proxy appends parameters to a cluster's connection strings: they must be key=value.
+        std::vector<std::string> keyword_shards;
+        for (const auto& s : layout.shards) keyword_shards.push_back(db::keyword_conninfo(s));
         c.exec("SELECT queen_proxy.configure_cluster($1::text[], $2::integer)", "configuring the cluster",
-               {text_array(layout.shards), std::to_string(layout.logical_shards)});
+               {text_array(keyword_shards), std::to_string(layout.logical_shards)});
         c.exec("COMMIT", "COMMIT");
     } catch (...) {
         c.exec_ignoring_failure("ROLLBACK");

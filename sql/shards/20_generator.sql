@@ -154,16 +154,25 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.analytics_worker_series',     'first',   NULL, NULL),
     ('queen.analytics_worker_summary',    'custom',  NULL, NULL),
     ('queen_proxy.analytics_worker_summary_every', 'every',   NULL, 'queen.analytics_worker_summary'),
-    -- not served over shards yet (docs/scaling.md, "Differences from one database")
-    ('queen.pg_active_queries',           'refuse',  NULL, NULL),
-    ('queen.pg_autovacuum_status',        'refuse',  NULL, NULL),
-    ('queen.pg_buffer_usage',             'refuse',  NULL, NULL),
-    ('queen.pg_database_cache',           'refuse',  NULL, NULL),
-    ('queen.pg_dead_tuples',              'refuse',  NULL, NULL),
-    ('queen.pg_hot_updates',              'refuse',  NULL, NULL),
-    ('queen.pg_index_cache',              'refuse',  NULL, NULL),
-    ('queen.pg_table_cache',              'refuse',  NULL, NULL),
-    ('queen.pg_table_sizes',              'refuse',  NULL, NULL);
+    -- PostgreSQL statistics, merged per object (sql/shards/95_postgres_stats.sql)
+    ('queen.pg_active_queries',           'custom',  NULL, NULL),
+    ('queen_proxy.pg_active_queries_every', 'every',   NULL, 'queen.pg_active_queries'),
+    ('queen.pg_autovacuum_status',        'custom',  NULL, NULL),
+    ('queen_proxy.pg_autovacuum_status_every', 'every',   NULL, 'queen.pg_autovacuum_status'),
+    ('queen.pg_buffer_usage',             'custom',  NULL, NULL),
+    ('queen_proxy.pg_buffer_usage_every', 'every',   NULL, 'queen.pg_buffer_usage'),
+    ('queen.pg_database_cache',           'custom',  NULL, NULL),
+    ('queen_proxy.pg_database_cache_every', 'every',   NULL, 'queen.pg_database_cache'),
+    ('queen.pg_dead_tuples',              'custom',  NULL, NULL),
+    ('queen_proxy.pg_dead_tuples_every',  'every',   NULL, 'queen.pg_dead_tuples'),
+    ('queen.pg_hot_updates',              'custom',  NULL, NULL),
+    ('queen_proxy.pg_hot_updates_every',  'every',   NULL, 'queen.pg_hot_updates'),
+    ('queen.pg_index_cache',              'custom',  NULL, NULL),
+    ('queen_proxy.pg_index_cache_every',  'every',   NULL, 'queen.pg_index_cache'),
+    ('queen.pg_table_cache',              'custom',  NULL, NULL),
+    ('queen_proxy.pg_table_cache_every',  'every',   NULL, 'queen.pg_table_cache'),
+    ('queen.pg_table_sizes',              'custom',  NULL, NULL),
+    ('queen_proxy.pg_table_sizes_every',  'every',   NULL, 'queen.pg_table_sizes');
 
 -- queen_proxy.generate_api(): (re)creates every function of queen_proxy.api_routes with the
 -- first shard's signature of its target; returns how many it created. Refused (QN409) when a

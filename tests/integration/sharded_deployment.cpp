@@ -21,7 +21,9 @@ sharded_deployment::sharded_deployment(const std::string& proxy_database)
       b({{"synchronous_commit", "on"}}, "queen_test", codec_setup::stock) {
     for (const char* name : {"shard0", "shard1"}) a.run_sql(std::string("CREATE DATABASE ") + name);
     for (const char* name : {"shard2", "shard3"}) b.run_sql(std::string("CREATE DATABASE ") + name);
-    shards = {a.conninfo_for("shard0"), a.conninfo_for("shard1"), b.conninfo_for("shard2"), b.conninfo_for("shard3")};
+    // The last as a URL, as operators often write them (init gives PL/Proxy key=value text).
+    shards = {a.conninfo_for("shard0"), a.conninfo_for("shard1"), b.conninfo_for("shard2"),
+              "postgresql://postgres@127.0.0.1:" + std::to_string(b.port()) + "/shard3?connect_timeout=5"};
 }
 
 void sharded_deployment::init() const {

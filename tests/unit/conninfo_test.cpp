@@ -1,5 +1,5 @@
 // db::hardened_conninfo: what each kind of connection adds to the operator's conninfo, and
-// that nothing the operator (or libpq's environment) set is overridden. No database needed.
+// that nothing the operator (or libpq's environment) set is overridden; db::keyword_conninfo. No database needed.
 #include "db/conninfo.hpp"
 
 #include <libpq-fe.h>
@@ -8,6 +8,7 @@
 
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 namespace {
@@ -147,6 +148,18 @@ TEST(Conninfo, SslmodeNames) {
         EXPECT_TRUE(queen::db::valid_sslmode(m)) << m;
     EXPECT_FALSE(queen::db::valid_sslmode("true"));
     EXPECT_FALSE(queen::db::valid_sslmode("REQUIRE"));
+}
+
+// A shard's URL becomes key=value text PL/Proxy can append to, with exactly its parameters.
+TEST(Conninfo, KeywordConninfoTurnsAUrlIntoKeyValueTextWithTheSameParameters) {
+    const std::string url = "postgresql://app:p%27w@db.example:6543/shard1?connect_timeout=5";
+    const std::string text = queen::db::keyword_conninfo(url);
+    EXPECT_EQ(text.find("postgresql://"), std::string::npos) << text;
+    EXPECT_EQ(params(text), params(url));
+    EXPECT_EQ(params(text).at("password"), "p'w");
+    EXPECT_EQ(params(queen::db::keyword_conninfo("host=h dbname=d")),
+              (std::map<std::string, std::string>{{"host", "h"}, {"dbname", "d"}}));
+    EXPECT_THROW(queen::db::keyword_conninfo("host=h nonsense"), std::invalid_argument);
 }
 
 }  // namespace
