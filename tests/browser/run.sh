@@ -3,7 +3,8 @@
 # ports, then suite.mjs drives Debian's chromium (headless, through puppeteer-core, which
 # never downloads a browser) through every view, auth_suite.mjs drives it against a second
 # broker with JWT_ENABLED=true, and tenancy_suite.mjs against three brokers with tenancy on (a
-# tenant header without authentication, a tenant header with it, and a token claim). Screenshots and logs go to
+# tenant header without authentication, a tenant header with it, and a token claim), and suite.mjs
+# again against a broker on a shard proxy over four shard databases. Screenshots and logs go to
 # BUILD_DIR/test-logs/browser. Prints one "ok"/"not ok" line per test, each suite's own count
 # as "browser-<suite>: …", and, last, the one line "browser: N passed, N failed" for all suites
 # (scripts/run-tests.sh reads it).
@@ -36,9 +37,11 @@ AUTH_BROKER_PID=""
 TENANT_BROKER_PID=""
 TENANT_AUTH_BROKER_PID=""
 CLAIM_BROKER_PID=""
+SHARDED_BROKER_PID=""
 PG_STARTED=""
 cleanup() {
-  for pid in $BROKER_PID $AUTH_BROKER_PID $TENANT_BROKER_PID $TENANT_AUTH_BROKER_PID $CLAIM_BROKER_PID; do
+  for pid in $BROKER_PID $AUTH_BROKER_PID $TENANT_BROKER_PID $TENANT_AUTH_BROKER_PID $CLAIM_BROKER_PID \
+    $SHARDED_BROKER_PID; do
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
@@ -131,11 +134,32 @@ wait_healthy "$CLAIM_BROKER_PID" "$CLAIM_BROKER_PORT" "$LOGS/claim-broker.log"
 HEADER_URL="http://127.0.0.1:$TENANT_BROKER_PORT" HEADER_AUTH_URL="http://127.0.0.1:$TENANT_AUTH_BROKER_PORT" CLAIM_URL="http://127.0.0.1:$CLAIM_BROKER_PORT" JWT_SECRET="$JWT_SECRET" \
   CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/tenancy_suite.mjs" | tee "$LOGS/tenancy_suite.out" || status=1
 
+# Then the main suite again against a broker on a shard proxy (docs/scaling.md): four shard
+# databases and the proxy database on the same server, made by `queen shards init`.
+for db in shard0 shard1 shard2 shard3 proxy; do
+  as_pg psql -X -q -h 127.0.0.1 -p "$PG_PORT" -U postgres -d postgres -c "CREATE DATABASE $db" >/dev/null
+done
+"$BUILD_DIR/queen" shards init --proxy "host=127.0.0.1 port=$PG_PORT dbname=proxy user=postgres" \
+  --shard "host=127.0.0.1 port=$PG_PORT dbname=shard0 user=postgres" \
+  --shard "host=127.0.0.1 port=$PG_PORT dbname=shard1 user=postgres" \
+  --shard "host=127.0.0.1 port=$PG_PORT dbname=shard2 user=postgres" \
+  --shard "host=127.0.0.1 port=$PG_PORT dbname=shard3 user=postgres" >"$LOGS/shards-init.log" 2>&1
+SHARDED_BROKER_PORT="$(free_port)"
+HOST=127.0.0.1 PORT="$SHARDED_BROKER_PORT" \
+  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=proxy user=postgres" \
+  QUEEN_SPOOL_DIR="$WORK/spool-sharded" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
+  "$BUILD_DIR/queen" >"$LOGS/sharded-broker.log" 2>&1 &
+SHARDED_BROKER_PID=$!
+wait_healthy "$SHARDED_BROKER_PID" "$SHARDED_BROKER_PORT" "$LOGS/sharded-broker.log"
+mkdir -p "$LOGS/sharded"
+QUEEN_URL="http://127.0.0.1:$SHARDED_BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS/sharded" \
+  node "$HERE/suite.mjs" | tee "$LOGS/sharded_suite.out" | show sharded || status=1
+
 # Every suite's count in the one line run-tests.sh reads.
 count() { grep -Eo "^$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1 | grep -Eo "[0-9]+ $3" | grep -Eo "[0-9]+" || echo 0; }
 total() {
   echo $(( $(count browser "$LOGS/suite.out" "$1") + $(count browser-auth "$LOGS/auth_suite.out" "$1") \
-    + $(count browser-tenancy "$LOGS/tenancy_suite.out" "$1") ))
+    + $(count browser-tenancy "$LOGS/tenancy_suite.out" "$1") + $(count browser "$LOGS/sharded_suite.out" "$1") ))
 }
 echo "browser: $(total passed) passed, $(total failed) failed"
 exit $status
