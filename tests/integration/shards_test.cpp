@@ -615,6 +615,61 @@ TEST(Shards, InitRefusesBadArgumentsAndChangesNothing) {
 }
 
 
+// A proxy holds no data: a second proxy database over the same shards serves the same
+// deployment. Pushes through either, pops through one and acks through the other: every
+// message once, in order per partition.
+TEST(Shards, TwoProxiesOverTheSameShardsServeOneDeployment) {
+    constexpr int lanes = 8, per_lane = 6;
+    sharded_deployment d;
+    ASSERT_NO_THROW(d.init());
+    d.a.run_sql("CREATE DATABASE proxy2");
+    std::string args = "init --proxy " + shell_quoted(d.a.conninfo_for("proxy2"));
+    for (const auto& s : d.shards) args += " --shard " + shell_quoted(s);
+    const auto second = run_shell(shards_command(args));
+    ASSERT_EQ(second.status, 0) << second.out;
+    broker_process one(d.a.conninfo()), two(d.a.conninfo_for("proxy2"));
+    auto c1 = client_of(one), c2 = client_of(two);
+    ASSERT_EQ(c1.post("/api/v1/configure", json{{"queue", "both"}, {"options", {{"leaseTime", 30}}}}).status, 200);
+    for (int i = 0; i < per_lane; ++i) {
+        json items = json::array();
+        for (int p = 0; p < lanes; ++p)
+            items.push_back({{"queue", "both"}, {"partition", "l" + std::to_string(p)},
+                             {"transactionId", "t-" + std::to_string(p) + "-" + std::to_string(i)},
+                             {"payload", {{"p", p}, {"seq", i}}}});
+        auto r = (i % 2 ? c2 : c1).post("/api/v1/push", json{{"items", items}});
+        ASSERT_EQ(r.status, 201) << r.body;
+    }
+    std::map<int, int> next_seq;
+    int delivered = 0;
+    for (int round = 0; round < 200 && delivered < lanes * per_lane; ++round) {
+        auto& popper = round % 2 ? c2 : c1;
+        auto& acker = round % 2 ? c1 : c2;
+        auto r = popper.get("/api/v1/pop/queue/both?consumerGroup=g&batch=5&wait=false");
+        ASSERT_TRUE(r.status == 200 || r.status == 204) << r.status << " " << r.body;
+        if (r.status == 204) continue;
+        json acks = json::array();
+        const json popped = json::parse(r.body);
+        for (const auto& m : popped["messages"]) {
+            const int p = m["data"]["p"], seq = m["data"]["seq"];
+            EXPECT_EQ(seq, next_seq[p]) << "lane " << p << " out of order or doubled";
+            next_seq[p] = seq + 1;
+            ++delivered;
+            acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
+                            {"leaseId", m["leaseId"]}, {"status", "completed"}});
+        }
+        auto a = acker.post("/api/v1/ack/batch", json{{"consumerGroup", "g"}, {"acknowledgments", acks}});
+        ASSERT_EQ(a.status, 200) << a.body;
+        const json answers = json::parse(a.body);
+        for (const auto& one_answer : answers) EXPECT_TRUE(one_answer["success"].get<bool>()) << one_answer;
+    }
+    EXPECT_EQ(delivered, lanes * per_lane);
+    EXPECT_EQ(c1.get("/api/v1/pop/queue/both?consumerGroup=g&wait=false").status, 204);
+    EXPECT_EQ(c2.get("/api/v1/pop/queue/both?consumerGroup=g&wait=false").status, 204);
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.messages WHERE queue = 'both'"), lanes * per_lane);
+    // The group was registered once per shard, by whichever proxy came first.
+    EXPECT_EQ(d.sum_on_shards("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = 'g'"), 4);
+}
+
 // The status, analytics, resources and metrics routes add up every shard's figures: a queue
 // whose partitions live on four shard databases is counted once, with all its partitions,
 // messages and dead letters.
