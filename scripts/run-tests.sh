@@ -125,7 +125,7 @@ suite integration-shards gtest "$BUILD_DIR/queen_integration_tests" --gtest_filt
 # The push, pop, ack, consumer-group, dead-letter, transaction and resources suites again, through a proxy
 # over four shard databases on two clusters (QUEEN_TEST_SHARDED, tests/integration/test_env.hpp).
 suite integration-sharded gtest env QUEEN_TEST_SHARDED=1 "$BUILD_DIR/queen_integration_tests" \
-  --gtest_filter='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:Resources.*'
+  --gtest_filter='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:Resources.*:TenantLimits.*'
 suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 

@@ -112,7 +112,9 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen_proxy.tenant_usage_every',  'every',    NULL, 'queen.tenant_usage'),
     ('queen_proxy.tenant_queue_names_every', 'every', NULL, 'queen.tenant_queue_names'),
     -- configuration, written to every shard and read from one
-    ('queen.configure',                 'all',      'partition_id', NULL),
+    ('queen.configure',                 'custom',   NULL, NULL),
+    ('queen_proxy.configure_every',     'every',    NULL, 'queen.configure'),
+    ('queen_proxy.catalog_queues',      'first',    NULL, 'queen.catalog_queues'),
     ('queen.queue_encryption',          'first',    NULL, NULL),
     ('queen.get_maintenance',           'first',    NULL, NULL),
     ('queen.set_maintenance',           'all',      NULL, NULL),

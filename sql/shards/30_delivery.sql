@@ -70,6 +70,7 @@ BEGIN
         RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
               USING ERRCODE = '22004';
     END IF;
+    PERFORM queen_proxy.check_queue_limit(p_queues);
     RETURN QUERY
         SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
           FROM queen_proxy.item_keys(p_queues, p_partitions, p_counts, cardinality(p_txids)) AS k
@@ -91,6 +92,7 @@ RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint,
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM queen_proxy.check_queue_limit(p_queues, true);
     RETURN QUERY
         SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
           FROM queen_proxy.item_keys(p_queues, p_partitions, p_counts, cardinality(p_txids)) AS k
@@ -381,6 +383,7 @@ RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM queen_proxy.check_queue_limit(p_queues);
     RETURN queen_proxy.transaction(
         queen_proxy.call_shard(queen_proxy.touched_shards(p_queues, p_partitions, p_ack_partition_ids),
                                'the transaction'),

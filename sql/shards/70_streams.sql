@@ -35,6 +35,7 @@ RETURNS jsonb
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM queen_proxy.check_queue_limit(p_queues);
     RETURN queen_proxy.stream_cycle(
         queen_proxy.call_shard(queen_proxy.touched_shards(p_queues, p_partitions, ARRAY[p_partition_id]),
                                'the stream cycle'),
