@@ -136,7 +136,9 @@ std::string fingerprint(const std::string& tenant) {
     const std::string like = quote(tenant + separator + "%");
     const std::string queues = "(SELECT id FROM queen.queues WHERE tenant = " + quote(tenant) + ")";
     const std::string partitions = "(SELECT id FROM queen.log_partitions WHERE queue_id IN " + queues + ")";
-    return cluster().run_sql(
+    // Over shards each shard database's fingerprint, in shard order.
+    std::string all;
+    for (const auto& one : data_rows(
         "SELECT concat_ws(' | ',"
         " (SELECT string_agg(name || ':' || lease_time || ':' || coalesce(namespace, '') || ':' || updated_at, ',' "
         "   ORDER BY name) FROM queen.queues WHERE tenant = " + quote(tenant) + "),"
@@ -155,7 +157,9 @@ std::string fingerprint(const std::string& tenant) {
         " (SELECT string_agg(name || ':' || config_hash || ':' || updated_at, ',') FROM queen.stream_queries "
         "   WHERE name LIKE " + like + "),"
         " (SELECT 'state ' || count(*) || ':' || coalesce(string_agg(s.value::text, ','), '') FROM queen.stream_state "
-        "   s JOIN queen.stream_queries q ON q.id = s.query_id WHERE q.name LIKE " + like + "))");
+        "   s JOIN queen.stream_queries q ON q.id = s.query_id WHERE q.name LIKE " + like + "))"))
+        all += (all.empty() ? "" : " || ") + one;
+    return all;
 }
 
 // What tenant `a` sends to one route, aimed at tenant `b` where the route takes an id; and an

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <future>
+#include <map>
+#include <set>
 
 namespace queen::test {
 namespace {
@@ -44,12 +46,15 @@ std::vector<std::string> tenants_in(const http_reply& popped) {
     return out;
 }
 
-// What the database holds of a stored key: "<tenant or null>:<messages>".
+// What the database holds of a stored key: "<tenant or null>:<messages>" ("" when no queue has
+// it; over shards, where the queue's row is on several databases, they must agree on its tenant).
 std::string stored(const std::string& key) {
-    return cluster().run_sql(
-        "SELECT coalesce(q.tenant, 'null') || ':' || (SELECT count(*) FROM queen.messages m WHERE m.queue = q.name) "
-        "FROM queen.queues q WHERE q.name = " +
-        quote(key));
+    const auto tenants = data_rows("SELECT coalesce(tenant, 'null') FROM queen.queues WHERE name = " + quote(key));
+    if (tenants.empty()) return "";
+    const std::set<std::string> distinct(tenants.begin(), tenants.end());
+    if (distinct.size() != 1) return "the databases disagree on its tenant";
+    return *distinct.begin() + ":" +
+           std::to_string(data_sum("SELECT count(*) FROM queen.messages WHERE queue = " + quote(key)));
 }
 
 std::string key_of(const std::string& tenant, const std::string& queue) {
@@ -84,8 +89,8 @@ TEST(Tenancy, TwoTenantsWithTheSameNamesEachSeeOnlyTheirOwnMessages) {
     for (const auto& item : g.json()) EXPECT_EQ(item["status"], "queued");
     EXPECT_EQ(stored(key_of("acme", q)), "acme:3");
     EXPECT_EQ(stored(key_of("globex", q)), "globex:2");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = " + quote(q)), "0");
-    EXPECT_EQ(cluster().run_sql("SELECT lease_time FROM queen.queues WHERE name = " + quote(key_of("globex", q))), "90");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.queues WHERE name = " + quote(q)), 0);
+    EXPECT_EQ(data_value("SELECT lease_time FROM queen.queues WHERE name = " + quote(key_of("globex", q))), "90");
 
     auto acme_pop = as_tenant(c, "acme", "GET", "/api/v1/pop/queue/" + q + "?batch=10&wait=false");
     auto globex_pop = as_tenant(c, "globex", "GET", "/api/v1/pop/queue/" + q + "/partition/p1?batch=10&wait=false");
@@ -100,11 +105,11 @@ TEST(Tenancy, TwoTenantsWithTheSameNamesEachSeeOnlyTheirOwnMessages) {
 
     // acme names globex's message, partition and lease: answered as unknown ones, nothing moves.
     const auto cursor_of_globex = [&] {
-        return cluster().run_sql(
+        return data_value(
             "SELECT lc.committed || '/' || coalesce(lc.lease_id::text, '-') FROM queen.log_consumers lc "
             "JOIN queen.log_partitions p ON p.id = lc.partition_id JOIN queen.queues q ON q.id = p.queue_id "
             "WHERE q.name = " +
-            quote(key_of("globex", q)) + " ORDER BY lc.version DESC LIMIT 1");
+            quote(key_of("globex", q)) + " AND p.name = 'p1' ORDER BY lc.version DESC LIMIT 1");
     };
     const auto before = cursor_of_globex();
     const json foreign_ack{{"transactionId", globex_first["transactionId"]},
@@ -126,7 +131,8 @@ TEST(Tenancy, TwoTenantsWithTheSameNamesEachSeeOnlyTheirOwnMessages) {
     EXPECT_EQ(extended.json()[0]["success"], false);
     EXPECT_EQ(extended.json()[0]["error"], "Lease not found");
     const json foreign_tx{{"operations",
-                           {{{"type", "push"}, {"items", {{{"queue", q}, {"payload", {{"tenant", "acme"}}}}}}},
+                           {{{"type", "push"},
+                             {"items", {{{"queue", q}, {"partition", "p1"}, {"payload", {{"tenant", "acme"}}}}}}},
                             {{"type", "ack"},
                              {"transactionId", globex_first["transactionId"]},
                              {"partitionId", globex_first["partitionId"]}}}}};
@@ -147,7 +153,8 @@ TEST(Tenancy, TwoTenantsWithTheSameNamesEachSeeOnlyTheirOwnMessages) {
     auto acked = as_tenant(c, "globex", "POST", "/api/v1/ack", foreign_ack.dump());
     EXPECT_EQ(acked.json()["success"], true) << acked.body;
     const json own_tx{{"operations",
-                       {{{"type", "push"}, {"items", {{{"queue", q}, {"payload", {{"tenant", "acme"}}}}}}},
+                       {{{"type", "push"},
+                         {"items", {{{"queue", q}, {"partition", "p1"}, {"payload", {{"tenant", "acme"}}}}}}},
                         {{"type", "ack"},
                          {"transactionId", acme_first["transactionId"]},
                          {"partitionId", acme_first["partitionId"]},
@@ -214,7 +221,7 @@ TEST(Tenancy, ARequestWithoutAValidTenantIsRefusedAndChangesNothing) {
     EXPECT_EQ(auth_support::error_of(separator), "items[0].queue must not hold the character U+001F while tenancy is on");
     auto pop_forged = as_tenant(c, "default", "GET", "/api/v1/pop/queue/globex%1F" + q + "?wait=false");
     EXPECT_EQ(pop_forged.status, 400) << pop_forged.body;
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name LIKE " + quote("%" + q)), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.queues WHERE name LIKE " + quote("%" + q)), 0);
     // Routes outside a tenant need no header; without auth every caller may use them.
     EXPECT_EQ(as_tenant(c, "", "GET", "/api/v1/system/maintenance").status, 200);
     EXPECT_EQ(as_tenant(c, "", "GET", "/health").status, 200);
@@ -381,7 +388,8 @@ TEST(Tenancy, AConsumerGroupOfTheSameNameIsATenantsOwn) {
     EXPECT_EQ(removed.json()["metadataDeleted"], true);
     EXPECT_EQ(rows_of("acme"), std::vector<std::string>{});
     EXPECT_EQ(rows_of("globex"), (std::vector<std::string>{q}));
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = " + quote(group) +
+    // Registered on every database that serves the queue (over shards: each shard, once).
+    EXPECT_EQ(data_value("SELECT count(*) FROM queen.consumer_groups WHERE consumer_group = " + quote(group) +
                                 " AND queue_name = " + quote(key_of("globex", q))),
               "1");
 }
@@ -532,7 +540,7 @@ TEST(Tenancy, StreamQueriesOfTheSameNameAreEachTenantsOwn) {
                         {"partition_id", message["partitionId"]},
                         {"consumer_group", "streams." + query},
                         {"state_ops", {{{"type", "upsert"}, {"key", "count"}, {"value", {{"by", tenant}}}}}},
-                        {"push_items", {{{"queue", sink}, {"payload", {{"tenant", tenant}}}}}},
+                        {"push_items", {{{"queue", sink}, {"partition", "p1"}, {"payload", {{"tenant", tenant}}}}}},
                         {"ack", {{"transactionId", message["transactionId"]}, {"leaseId", message["leaseId"]}}}};
         return as_tenant(c, tenant, "POST", "/streams/v1/cycle", body.dump());
     };
@@ -619,8 +627,8 @@ TEST(Tenancy, StatusAndAnalyticsCountOnlyTheCallersQueues) {
     auto overview = as_tenant(c, "acme", "GET", "/api/v1/resources/overview");
     ASSERT_EQ(overview.status, 200) << overview.body;
     const json ov = overview.json();
-    const long long acme_queues = std::stoll(
-        cluster().run_sql("SELECT count(*) FROM queen.queues WHERE tenant = 'acme'"));
+    const auto acme_rows = data_rows("SELECT name FROM queen.queues WHERE tenant = 'acme'");
+    const long long acme_queues = static_cast<long long>(std::set<std::string>(acme_rows.begin(), acme_rows.end()).size());
     EXPECT_EQ(ov["queues"], acme_queues);
     EXPECT_GE(ov["messages"]["total"].get<long long>(), 3);
     auto ops = as_tenant(c, "acme", "GET", "/api/v1/analytics/queue-ops");
