@@ -106,9 +106,8 @@ $$;
 COMMENT ON FUNCTION queen.push_spooled(text[], text[], integer[], text[], uuid[], text[], text[], timestamptz[]) IS
   'Proxy: a spool drain split by shard in one call; one row per item, in item order.';
 
--- queen.pop: a partition's pop on its shard; a queue-wide pop tries the shard databases in a
--- random order and answers the first that hands something out, so no shard's partitions
--- wait behind another's. The group is registered on every shard first, with one start.
+-- queen.pop: a partition's pop on its shard; a queue-wide pop is queen.pop_fused with one
+-- request (below). The group is registered on every shard first, with one start.
 CREATE OR REPLACE FUNCTION queen.pop(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,
     p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
@@ -118,8 +117,7 @@ RETURNS TABLE(partition_id bigint, partition_name text, lease_id uuid, span_star
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_shard integer;
-    v_at    timestamptz;
+    v_at timestamptz;
 BEGIN
     v_at := queen_proxy.register_everywhere(p_queue, p_group, p_subscribe_all, p_subscription_at);
     IF p_partition IS NOT NULL THEN
