@@ -15,6 +15,7 @@
 #include "storage/itemptr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
@@ -330,15 +331,31 @@ pop_needs_another_round(const pop_args *a, const pop_cursor *cs, int n, const bo
     return false;
 }
 
-/* A random (version 4) UUID, as gen_random_uuid() makes it. */
+/* A new lease id for a request that may claim up to max_parts partitions, as
+ * queen.new_lease_id makes it (sql/procedures/54_lease_ids.sql, which defines the format):
+ * random; on a shard (the setting queen.lease_shards holds its mask) version 8 with the mask
+ * of the shards its cursors may be on in its last 32 bits, every shard's when max_parts > 1;
+ * elsewhere version 4, as gen_random_uuid() makes it. */
 static void
-pop_random_uuid(pg_uuid_t *u)
+pop_new_lease_id(pg_uuid_t *u, int32 max_parts)
 {
+    const char *mask = GetConfigOption("queen.lease_shards", true, false);
+    uint32      bits;
+    int         i;
+
     if (!pg_strong_random(u->data, UUID_LEN))
         ereport(ERROR, (errcode(ERRCODE_INTERNAL_ERROR),
                         errmsg("pop: could not generate a random lease id")));
-    u->data[6] = (u->data[6] & 0x0f) | 0x40;
     u->data[8] = (u->data[8] & 0x3f) | 0x80;
+    if (mask == NULL || strlen(mask) != 8 || strspn(mask, "0123456789abcdef") != 8)
+    {
+        u->data[6] = (u->data[6] & 0x0f) | 0x40;
+        return;
+    }
+    bits = max_parts > 1 ? 0xffffffffu : (uint32) strtoul(mask, NULL, 16);
+    u->data[6] = (u->data[6] & 0x0f) | 0x80;
+    for (i = 0; i < 4; i++)
+        u->data[12 + i] = (uint8) (bits >> (8 * (3 - i)));
 }
 
 /* Writes the spans: each kept cursor committed (past its span under auto_ack), leased with
@@ -579,7 +596,7 @@ queen_ext_pop_fused(PG_FUNCTION_ARGS)
     else
     {
         for (i = 0; i < a.n; i++)
-            pop_random_uuid(&leases[i]);
+            pop_new_lease_id(&leases[i], a.max_parts[i]);
         pop_write_cursors(&a, cs, n, leases, lease_time);
         pop_put_answer(rsinfo, &a, cs, n, leases, per_row);
     }

@@ -122,10 +122,10 @@ finish_background
 # The sharded deployment's tests (Shards*) run once, after the passes above: each starts two
 # clusters, a proxy and brokers, and beside the passes they would starve the passes' timers.
 suite integration-shards gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Shards*
-# The push, pop, ack, consumer-group, dead-letter, transaction, resources and tenancy suites again, through a proxy
+# The push, pop, ack, consumer-group, dead-letter, transaction, resources, lease-extension and tenancy suites again, through a proxy
 # over four shard databases on two clusters (QUEEN_TEST_SHARDED, tests/integration/test_env.hpp).
 suite integration-sharded gtest env QUEEN_TEST_SHARDED=1 "$BUILD_DIR/queen_integration_tests" \
-  --gtest_filter='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:Resources.*:TenantLimits.*:Tenancy*'
+  --gtest_filter='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:Resources.*:LeaseExtend.*:TenantLimits.*:Tenancy*'
 suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 

@@ -75,7 +75,8 @@ AS $$
 DECLARE
     q           record;
     c           record;
-    v_lease     uuid := CASE WHEN p_auto_ack THEN NULL ELSE gen_random_uuid() END;
+    v_lease     uuid := CASE WHEN p_auto_ack THEN NULL
+                         ELSE queen.new_lease_id(CASE WHEN p_partition IS NULL THEN p_max_partitions ELSE 1 END) END;
     v_left      bigint := p_batch;
     v_committed bigint;
     v_attempts  integer;

@@ -159,8 +159,9 @@ BEGIN
                                                   FROM unnest(a_req, a_start, a_fin) AS u(req, start, fin)
                                                  WHERE u.req = r.i), 0) < p_batches[r.i]);
             IF NOT v_again THEN
-                v_leases := ARRAY(SELECT CASE WHEN p_auto_ack THEN NULL ELSE gen_random_uuid() END
-                                    FROM generate_series(1, v_n));
+                v_leases := ARRAY(SELECT CASE WHEN p_auto_ack THEN NULL
+                                              ELSE queen.new_lease_id(p_max_partitions[r.i]) END
+                                    FROM generate_series(1, v_n) AS r(i));
                 UPDATE queen.log_consumers lc
                    SET committed = u.done,
                        attempts = CASE WHEN lc.attempts_offset <= u.done THEN 0 ELSE lc.attempts END,

@@ -114,7 +114,8 @@ COMMENT ON FUNCTION queen.dead_letter_failures(text, text, text, timestamptz, ti
 
 -- queen.become_shard(logical_shards, hosted): makes this database a shard hosting those
 -- logical shards (idempotent; the hosted list is replaced), whose new partition and
--- dead-letter ids carry their logical shard and whose stream query ids follow their names. Refused (QN409) when it is already
+-- dead-letter ids carry their logical shard, whose lease ids name its hosted shards and
+-- whose stream query ids follow their names. Refused (QN409) when it is already
 -- a shard with another count, or when it holds partitions from before, whose ids would not
 -- name their shard.
 CREATE OR REPLACE FUNCTION queen.become_shard(p_logical_shards integer, p_hosted integer[])
@@ -142,6 +143,10 @@ BEGIN
     ELSE
         UPDATE queen.shard_identity SET hosted = p_hosted;
     END IF;
+    -- New sessions' lease ids name the hosted shards (54_lease_ids.sql); this one's too.
+    EXECUTE format('ALTER DATABASE %I SET queen.lease_shards = %L', current_database(),
+                   queen.lease_shard_mask(p_hosted));
+    PERFORM set_config('queen.lease_shards', queen.lease_shard_mask(p_hosted), false);
     CREATE OR REPLACE TRIGGER partition_id_with_shard BEFORE INSERT ON queen.log_partitions
         FOR EACH ROW EXECUTE FUNCTION queen.partition_id_with_shard();
     CREATE OR REPLACE TRIGGER dead_letter_id_with_shard BEFORE INSERT ON queen.dead_letters
@@ -508,3 +513,22 @@ END;
 $$;
 COMMENT ON FUNCTION queen.catalog_queues(text[], bigint) IS
   'Records queue names in the catalog shard under a per-tenant limit (QN429 past it); how many were new.';
+
+-- queen.extend_lease_part(shards, …queen.extend_lease's arguments): queen.extend_lease on
+-- this database; p_shards (the logical shards the proxy sent here) only routes the call.
+CREATE OR REPLACE FUNCTION queen.extend_lease_part(p_shards integer[], p_lease_id uuid, p_seconds integer,
+                                                   p_scope text DEFAULT NULL)
+RETURNS TABLE(status text, expires_at timestamptz, partitions integer)
+LANGUAGE sql
+AS $$ SELECT * FROM queen.extend_lease(p_lease_id, p_seconds, p_scope) $$;
+COMMENT ON FUNCTION queen.extend_lease_part(integer[], uuid, integer, text) IS
+  'queen.extend_lease on this shard (the proxy''s call routed by the shards a lease id names).';
+
+-- queen.release_lease_part(shards, lease id, group): queen.release_lease on this database, as
+-- one row; p_shards only routes the proxy's call.
+CREATE OR REPLACE FUNCTION queen.release_lease_part(p_shards integer[], p_lease_id uuid, p_group text)
+RETURNS TABLE(released integer)
+LANGUAGE sql
+AS $$ SELECT queen.release_lease(p_lease_id, p_group) $$;
+COMMENT ON FUNCTION queen.release_lease_part(integer[], uuid, text) IS
+  'queen.release_lease on this shard (the proxy''s call routed by the shards a lease id names).';

@@ -12,7 +12,7 @@
 --   sum       RUN ON ALL: the shards' answers added up
 --   every     RUN ON ALL: every shard's rows (in the order <arg> when given)
 --   on_shard  RUN ON p_shard, a first argument naming the logical shard; the target without it
---   custom    written by hand in 30_delivery.sql (the generator checks it exists)
+--   custom    written by hand in another sql/shards file (the generator checks it exists)
 --   refuse    not served over shards yet: QN501 naming the function
 CREATE TABLE IF NOT EXISTS queen_proxy.api_routes (
     proxy_function text PRIMARY KEY,
@@ -41,8 +41,10 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.transaction',               'custom',   NULL, NULL),
     ('queen_proxy.transaction',         'on_shard', NULL, 'queen.transaction'),
     ('queen.live_span_segments',        'split',    'p_partition_ids', NULL),
-    ('queen.release_lease',             'sum',      NULL, NULL),
-    ('queen.extend_lease',              'all',      'partitions DESC', NULL),
+    ('queen.release_lease',             'custom',   NULL, NULL),
+    ('queen_proxy.release_lease_part',  'split',    'p_shards', 'queen.release_lease_part'),
+    ('queen.extend_lease',              'custom',   NULL, NULL),
+    ('queen_proxy.extend_lease_part',   'split',    'p_shards', 'queen.extend_lease_part'),
     ('queen.record_trace',              'id',       'p_partition_id', NULL),
     ('queen.notify_brokers',            'first',    NULL, NULL),
     -- consumer groups (sql/shards/40_groups.sql)
