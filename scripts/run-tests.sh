@@ -122,10 +122,15 @@ finish_background
 # The sharded deployment's tests (Shards*) run once, after the passes above: each starts two
 # clusters, a proxy and brokers, and beside the passes they would starve the passes' timers.
 suite integration-shards gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Shards*
-# The push, pop, ack, consumer-group, dead-letter, transaction, resources, lease-extension and tenancy suites again, through a proxy
-# over four shard databases on two clusters (QUEEN_TEST_SHARDED, tests/integration/test_env.hpp).
+# The delivery suites again (push, pop, ack, groups, dead letters, transactions, leases, dedup,
+# long-polls, subscriptions, messages, streams, time rules, the crash pipeline, encryption,
+# resources, tenancy), through a proxy over four shard databases on two clusters
+# (QUEEN_TEST_SHARDED, tests/integration/test_env.hpp).
+SHARDED_SUITES='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:LeaseExtend.*:Dedup.*:LongPoll.*'
+SHARDED_SUITES+=':Subscription.*:Messages.*:Streams.*:TimeBased.*:BackPressure.*:Ordering.*:Pipeline.*:Traces.*'
+SHARDED_SUITES+=':Encryption.*:Resources.*:TenantLimits.*:Tenancy*'
 suite integration-sharded gtest env QUEEN_TEST_SHARDED=1 "$BUILD_DIR/queen_integration_tests" \
-  --gtest_filter='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:Resources.*:LeaseExtend.*:TenantLimits.*:Tenancy*'
+  --gtest_filter="$SHARDED_SUITES"
 suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 

@@ -13,7 +13,7 @@ const std::string key(64, '7');
 const std::string marker = "plaintext-marker-8c1f";
 
 std::string body_contains_marker(const std::string& queue) {
-    return cluster().run_sql(
+    return data_value(
         "SELECT bool_or(position(convert_to('" + marker + "', 'UTF8') in s.body) > 0) FROM queen.log_segments s "
         "JOIN queen.log_partitions p ON p.id = s.partition_id JOIN queen.queues q ON q.id = p.queue_id "
         "WHERE q.name = '" + queue + "'");
@@ -30,7 +30,7 @@ TEST(Encryption, EncryptedQueueStoresNoPlaintextAndDeliversTheOriginal) {
     EXPECT_EQ(body_contains_marker(secret), "f") << "no plaintext in the stored segment";
     EXPECT_EQ(body_contains_marker(plain), "t") << "the check itself can see plaintext";
     // SQL introspection shows the payload as an encrypted object, not as garbage.
-    EXPECT_EQ(cluster().run_sql("SELECT payload ? '$queenEncrypted' FROM queen.messages WHERE queue = '" + secret + "'"), "t");
+    EXPECT_EQ(data_value("SELECT payload ? '$queenEncrypted' FROM queen.messages WHERE queue = '" + secret + "'"), "t");
     // HTTP clients never see it.
     auto m = pop(c, secret).json()["messages"][0];
     EXPECT_EQ(m["data"], payload);
@@ -38,8 +38,8 @@ TEST(Encryption, EncryptedQueueStoresNoPlaintextAndDeliversTheOriginal) {
     auto a = c.post("/api/v1/ack", json{{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
                                         {"status", "dlq"}, {"error", "boom"}});
     ASSERT_EQ(a.json()["success"], true) << a.body;
-    EXPECT_EQ(cluster().run_sql("SELECT position('" + marker + "' in payload) FROM queen.dead_letters d JOIN queen.queues q "
-                                "ON q.id = d.queue_id WHERE q.name = '" + secret + "'"),
+    EXPECT_EQ(data_value("SELECT position('" + marker + "' in payload) FROM queen.dead_letters d JOIN queen.queues q "
+                         "ON q.id = d.queue_id WHERE q.name = '" + secret + "'"),
               "0");
     auto dlq = c.get("/api/v1/dlq?queue=" + secret).json();
     ASSERT_EQ(dlq["messages"].size(), 1u);
@@ -65,7 +65,7 @@ TEST(Encryption, WithoutAKeyPushesToAnEncryptedQueueAreRefusedAndNothingIsStored
     auto r = c.post("/api/v1/push", json{{"items", {{{"queue", q}, {"payload", marker}}}}});
     EXPECT_EQ(r.status, 400);
     EXPECT_NE(r.json()["error"].get<std::string>().find("QUEEN_ENCRYPTION_KEY"), std::string::npos) << r.body;
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = '" + q + "'"), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.messages WHERE queue = '" + q + "'"), 0);
 }
 
 TEST(Encryption, AMalformedKeyStopsTheBrokerAtStart) {

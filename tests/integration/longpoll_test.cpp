@@ -231,9 +231,9 @@ TEST_F(LongPoll, ClientThatDisconnectsCancelsItsParkedPop) {
     // Give a (wrongly) still-parked pop every chance to take the messages first.
     std::this_thread::sleep_for(1s);
 
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id "
-                                "WHERE q.name = " + quote(q) + " AND c.lease_id IS NOT NULL"),
-              "0")
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id "
+                       "WHERE q.name = " + quote(q) + " AND c.lease_id IS NOT NULL"),
+              0)
         << "a message was leased to the client that had gone away";
     auto other = client_of(a());
     auto r = pop(other, q, "batch=10");
@@ -242,7 +242,7 @@ TEST_F(LongPoll, ClientThatDisconnectsCancelsItsParkedPop) {
     ASSERT_EQ(body["messages"].size(), 2u);
     EXPECT_EQ(body["messages"][0]["data"], "for the living");
     EXPECT_EQ(body["messages"][0]["id"], pushed[0]["message_id"]);
-    EXPECT_EQ(cluster().run_sql("SELECT c.lease_id FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id "
+    EXPECT_EQ(data_value("SELECT c.lease_id FROM queen.log_consumers c JOIN queen.queues q ON q.id = c.queue_id "
                                 "WHERE q.name = " + quote(q) + " AND c.lease_id IS NOT NULL"),
               body["leaseId"].get<std::string>());
     // The broker is healthy and still parks and wakes pops on that queue.
@@ -296,7 +296,7 @@ TEST_P(LongPollRelease, AckThatReleasesTheLeaseWakesAParkedPop) {
     EXPECT_EQ(body["messages"][0]["data"], "only-1");
     EXPECT_EQ(body["messages"][1]["data"], "only-2");
     EXPECT_NE(body["leaseId"], leased["leaseId"]);
-    EXPECT_EQ(cluster().run_sql("SELECT format('%s/%s', c.committed, c.lease_id) FROM queen.log_consumers c "
+    EXPECT_EQ(data_value("SELECT format('%s/%s', c.committed, c.lease_id) FROM queen.log_consumers c "
                                 "JOIN queen.queues q ON q.id = c.queue_id WHERE q.name = " + quote(q) +
                                 " AND c.consumer_group = " + quote(p.group.empty() ? "__QUEUE_MODE__" : p.group)),
               "0/" + body["leaseId"].get<std::string>());

@@ -65,7 +65,7 @@ std::vector<std::int64_t> offsets_of(const http_reply& r) {
 }
 
 std::string cursor_of(const std::string& queue, const std::string& partition, const std::string& group) {
-    return cluster().run_sql(
+    return data_value(
         "SELECT c.committed || '/' || coalesce(c.lease_end::text, '-') || '/' || c.attempts FROM queen.log_consumers c "
         "JOIN queen.log_partitions p ON p.id = c.partition_id JOIN queen.queues q ON q.id = p.queue_id "
         "WHERE q.name = " + quote(queue) + " AND p.name = " + quote(partition) +
@@ -306,9 +306,9 @@ TEST(Messages, PopsSkipTombstonesAndOffsetsStayPut) {
     EXPECT_EQ(gone["payload"], nullptr);
     EXPECT_TRUE(gone["deletedAt"].is_string()) << gone.dump();
     EXPECT_EQ(gone["transactionId"], "t4");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.message_tombstones WHERE partition_id = " +
-                                m[0]["partition_id"].get<std::string>() + " AND deleted_by IS NULL"),
-              "4");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.message_tombstones WHERE partition_id = " +
+                       m[0]["partition_id"].get<std::string>() + " AND deleted_by IS NULL"),
+              4);
 }
 
 TEST(Messages, ASpanOfOnlyTombstonesAdvancesTheCursor) {
@@ -349,9 +349,9 @@ TEST(Messages, ANackOfADeletedCopyActsAsCompleted) {
     EXPECT_EQ(a["success"], true) << a.dump();
     EXPECT_FALSE(a.contains("dlq")) << a.dump();
     EXPECT_EQ(cursor_of(q, "Default", "__QUEUE_MODE__"), "1/-/0");
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.dead_letters WHERE partition_id = " +
-                                m[0]["partition_id"].get<std::string>()),
-              "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.dead_letters WHERE partition_id = " +
+                       m[0]["partition_id"].get<std::string>()),
+              0);
     EXPECT_EQ(offsets_of(pop(c, q, "batch=5")), offsets{2});
 }
 
@@ -428,11 +428,13 @@ TEST(Messages, ZstdSegmentsAreDecodedByTheBroker) {
     frames[1].producer_sub = std::string_view(producer);
     frames[1].payload = p3;
     const std::string body = segment::encode(frames, segment::codec::zstd);
-    cluster().run_sql("INSERT INTO queen.log_segments (partition_id, first_offset, last_offset, codec, created_at, body) "
-                      "VALUES (" + pid + ", 2, 3, 1, now(), '\\x" + hex(body) + "'::bytea)");
+    // Written where the partition is (every shard is asked; one holds it).
+    const std::string where_held = " WHERE EXISTS (SELECT 1 FROM queen.log_partitions WHERE id = " + pid + ")";
+    data_run("INSERT INTO queen.log_segments (partition_id, first_offset, last_offset, codec, created_at, body) "
+             "SELECT " + pid + ", 2, 3, 1, now(), '\\x" + hex(body) + "'::bytea" + where_held);
     // The dedup rows a push with queen_ext would have written: the detail finds them through these.
-    cluster().run_sql("INSERT INTO queen.log_dedup (partition_id, transaction_id, msg_offset, created_at) VALUES (" + pid +
-                      ", 'z-two', 2, now()), (" + pid + ", 'z-three', 3, now())");
+    data_run("INSERT INTO queen.log_dedup (partition_id, transaction_id, msg_offset, created_at) SELECT " + pid +
+             ", d.txid, d.off, now() FROM (VALUES ('z-two', 2), ('z-three', 3)) AS d(txid, off)" + where_held);
 
     auto list = get_ok(c, "/api/v1/messages?queue=" + q);
     ASSERT_EQ(list["messages"].size(), 3u) << list.dump();

@@ -52,7 +52,8 @@ json ack_of(const json& m) { return {{"transactionId", m["transactionId"]}, {"le
 // source's cursors and dead letters.
 std::string tables(const std::string& query_id, const std::string& source, const std::string& sink) {
     const std::string q = quote(query_id);
-    return cluster().run_sql(
+    std::string all;  // every database's rows, one after another (a cycle writes one shard's)
+    for (const auto& row : data_rows(
         "SELECT concat_ws(' | ',"
         " (SELECT string_agg(format('%s/%s=%s@%s', partition_id, key, value, version), ',' ORDER BY partition_id, key)"
         "    FROM queen.stream_state WHERE query_id = " + q + "),"
@@ -65,7 +66,9 @@ std::string tables(const std::string& query_id, const std::string& source, const
         "    FROM queen.log_consumers lc JOIN queen.queues qu ON qu.id = lc.queue_id WHERE qu.name = " + quote(source) +
         "),"
         " (SELECT count(*) FROM queen.dead_letters d JOIN queen.queues qu ON qu.id = d.queue_id WHERE qu.name = " +
-        quote(source) + "))");
+        quote(source) + "))"))
+        all += (all.empty() ? "" : " || ") + row;
+    return all;
 }
 
 TEST(Streams, RegistrationIsIdempotentByNameAndAChangedHashNeedsReset) {
@@ -85,7 +88,7 @@ TEST(Streams, RegistrationIsIdempotentByNameAndAChangedHashNeedsReset) {
     EXPECT_EQ(again["query_id"], id);
     EXPECT_EQ(again["fresh"], false);
     EXPECT_EQ(again["reset"], false);
-    EXPECT_EQ(cluster().run_sql("SELECT sink_queue FROM queen.stream_queries WHERE name = " + quote(name)), "out");
+    EXPECT_EQ(data_value("SELECT sink_queue FROM queen.stream_queries WHERE name = " + quote(name)), "out");
 
     // State of the query, then another hash without reset: 409, nothing changes.
     auto m = popped(c, source, name, 1);
@@ -99,7 +102,7 @@ TEST(Streams, RegistrationIsIdempotentByNameAndAChangedHashNeedsReset) {
     EXPECT_EQ(conflict.json()["query_id"], id);
     EXPECT_EQ(conflict.json()["name"], name);
     EXPECT_EQ(conflict.json()["error"].get<std::string>().rfind("config_hash mismatch: ", 0), 0u) << conflict.body;
-    EXPECT_EQ(cluster().run_sql("SELECT config_hash FROM queen.stream_queries WHERE name = " + quote(name)), "h1");
+    EXPECT_EQ(data_value("SELECT config_hash FROM queen.stream_queries WHERE name = " + quote(name)), "h1");
     EXPECT_EQ(state_of(c, id, pid)["rows"].size(), 1u);
 
     // With reset: every state row of the query is gone and the new hash stored.
@@ -110,8 +113,8 @@ TEST(Streams, RegistrationIsIdempotentByNameAndAChangedHashNeedsReset) {
     EXPECT_EQ(reset["fresh"], false);
     EXPECT_EQ(reset["query_id"], id);
     EXPECT_EQ(state_of(c, id, pid)["rows"].size(), 0u);
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.stream_state WHERE query_id = " + quote(id)), "0");
-    EXPECT_EQ(cluster().run_sql("SELECT config_hash FROM queen.stream_queries WHERE name = " + quote(name)), "h2");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.stream_state WHERE query_id = " + quote(id)), 0);
+    EXPECT_EQ(data_value("SELECT config_hash FROM queen.stream_queries WHERE name = " + quote(name)), "h2");
 }
 
 TEST(Streams, RegistrationRefusesBadBodiesNamingTheField) {
@@ -133,7 +136,7 @@ TEST(Streams, RegistrationRefusesBadBodiesNamingTheField) {
         EXPECT_EQ(r.status, 400) << body.dump();
         EXPECT_EQ(r.json().value("error", ""), error) << body.dump();
     }
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.stream_queries WHERE name = " + quote(name)), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.stream_queries WHERE name = " + quote(name)), 0);
 }
 
 TEST(Streams, StateGetFiltersByKeysPrefixAndRipenessSortedByKey) {
@@ -179,7 +182,7 @@ TEST(Streams, StateGetFiltersByKeysPrefixAndRipenessSortedByKey) {
     EXPECT_EQ(state_of(c, id, "999999999")["rows"].size(), 0u);
     EXPECT_EQ(state_of(c, id, "not-a-partition")["rows"].size(), 0u);
     // One version row per live key.
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.stream_state WHERE query_id = " + quote(id)), "4");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.stream_state WHERE query_id = " + quote(id)), 4);
 
     const std::vector<std::pair<json, std::string>> bad{
         {{{"partition_id", pid}}, "query_id is required and must be a string"},
@@ -251,8 +254,8 @@ TEST(Streams, ACycleAppliesStateSinkPushesAndTheAckTogether) {
               {"consumer_group", group_of(name)},
               {"state_ops", {{{"type", "upsert"}, {"key", "sum"}, {"value", {{"sum", 6}}}}}},
               {"push_items",
-               {{{"queue", sink}, {"partition", "x"}, {"payload", {{"sum", 6}}}, {"transactionId", "out-1"}},
-                {{"queue", sink}, {"partition", "x"}, {"payload", {{"sum", 7}}}}}},
+               {{{"queue", sink}, {"partition", "p"}, {"payload", {{"sum", 6}}}, {"transactionId", "out-1"}},
+                {{"queue", sink}, {"partition", "p"}, {"payload", {{"sum", 7}}}}}},
               {"ack", {{"transactionId", msgs[2]["transactionId"]}, {"leaseId", msgs[2]["leaseId"]}, {"count", 3}}}};
     auto r = post_ok(c, "/streams/v1/cycle", body);
     EXPECT_EQ(r["success"], true) << r;
@@ -267,7 +270,7 @@ TEST(Streams, ACycleAppliesStateSinkPushesAndTheAckTogether) {
     EXPECT_EQ(r["ack_result"], (json{{"success", true}, {"count", 3}, {"lease_released", true}, {"dlq", false}}));
 
     // The source is committed through the acked message, its lease released.
-    EXPECT_EQ(cluster().run_sql("SELECT committed::text || ':' || (lease_id IS NULL)::text FROM queen.log_consumers lc "
+    EXPECT_EQ(data_value("SELECT committed::text || ':' || (lease_id IS NULL)::text FROM queen.log_consumers lc "
                                 "JOIN queen.queues q ON q.id = lc.queue_id WHERE q.name = " + quote(source) +
                                 " AND consumer_group = " + quote(group_of(name)) + " AND lc.partition_id = " + pid),
               "3:true");
@@ -286,7 +289,7 @@ TEST(Streams, EveryFailureRollsTheWholeCycleBack) {
     const auto name = unique_name("fail"), source = unique_name("fail-src"), sink = unique_name("fail-sink");
     const auto id = register_query(c, name, source, sink);
     configure_queue(c, sink, {{"maxSize", 2}});
-    push_payloads(c, sink, "", {json("old-1")});
+    push_payloads(c, sink, "p", {json("old-1")});
     auto msgs = popped(c, source, name, 3);
     ASSERT_EQ(msgs.size(), 3u);
     const std::string pid = msgs[0]["partitionId"];
@@ -301,8 +304,10 @@ TEST(Streams, EveryFailureRollsTheWholeCycleBack) {
     ASSERT_EQ(first["success"], true) << first;
 
     const json good_ops = {{{"type", "upsert"}, {"key", "k"}, {"value", 2}}, {{"type", "upsert"}, {"key", "n"}, {"value", 1}}};
-    const json good_push = {{{"queue", sink}, {"payload", "new"}}};
+    const json good_push = {{{"queue", sink}, {"partition", "p"}, {"payload", "new"}}};
     const json good_ack = ack_of(msgs[2]);
+    // No partition's id, naming the source partition's shard (its low bits) as partition ids do.
+    const std::string no_partition = std::to_string(std::stoll(pid) + 1024LL * 1000000);
     auto cycle = [&](const json& patch) {
         json body{{"query_id", id},       {"partition_id", pid},  {"consumer_group", group_of(name)},
                   {"state_ops", good_ops}, {"push_items", good_push}, {"ack", good_ack}};
@@ -316,7 +321,8 @@ TEST(Streams, EveryFailureRollsTheWholeCycleBack) {
         {cycle({{"query_id", "01234567-89ab-4def-8123-456789abcdef"}}),
          "unknown query 01234567-89ab-4def-8123-456789abcdef"},
         {cycle({{"query_id", "not-a-query"}}), "unknown query not-a-query"},
-        {cycle({{"partition_id", "1"}}), "partition 1 is not a partition of the source queue " + source},
+        {cycle({{"partition_id", no_partition}}),
+         "partition " + no_partition + " is not a partition of the source queue " + source},
         {cycle({{"ack", {{"transactionId", msgs[2]["transactionId"]}, {"leaseId", "01234567-89ab-4def-8123-456789abcdef"}}}}),
          "Invalid or expired lease"},
         {cycle({{"ack", {{"transactionId", "no-such-message"}}}}),
@@ -328,7 +334,7 @@ TEST(Streams, EveryFailureRollsTheWholeCycleBack) {
         {cycle({{"ack", {{"transactionId", msgs[2]["transactionId"]}, {"status", "retry"}}}}),
          "ack.status 'retry' is unknown; use completed, success, failed or dlq"},
         {cycle({{"push_items", {{{"payload", 1}}}}}), "push_items[0].queue is required"},
-        {cycle({{"push_items", {{{"queue", sink}, {"payload", 1}}, {{"queue", sink}, {"payload", 2}}}}}),
+        {cycle({{"push_items", {{{"queue", sink}, {"partition", "p"}, {"payload", 1}}, {{"queue", sink}, {"partition", "p"}, {"payload", 2}}}}}),
          "queue " + sink + " is full: 1 messages not yet consumed, maxSize 2"},
         {cycle({{"release_lease", "no"}}), "release_lease must be a boolean"},
         {cycle({{"consumer_group", 3}}), "consumer_group must be a string"},
@@ -376,7 +382,7 @@ TEST(Streams, ARetriedCycleAfterALostAnswerPushesNothingTwice) {
                     {"partition_id", pid},
                     {"consumer_group", group_of(name)},
                     {"state_ops", {{{"type", "upsert"}, {"key", "last"}, {"value", m["data"]}}}},
-                    {"push_items", {{{"queue", sink}, {"payload", "a"}}, {{"queue", sink}, {"payload", "b"}}}},
+                    {"push_items", {{{"queue", sink}, {"partition", "p"}, {"payload", "a"}}, {{"queue", sink}, {"partition", "p"}, {"payload", "b"}}}},
                     {"ack", {{"transactionId", m["transactionId"]}}},
                     {"release_lease", false}};
     };
@@ -395,7 +401,7 @@ TEST(Streams, ARetriedCycleAfterALostAnswerPushesNothingTwice) {
     auto next = post_ok(c, "/streams/v1/cycle", cycle_of(msgs[1]));
     ASSERT_EQ(next["success"], true) << next;
     EXPECT_EQ(next["push_results"][0]["status"], "queued");
-    EXPECT_EQ(cluster().run_sql("SELECT string_agg(payload::text, ',' ORDER BY \"offset\") FROM queen.messages "
+    EXPECT_EQ(data_value("SELECT string_agg(payload::text, ',' ORDER BY \"offset\") FROM queen.messages "
                                 "WHERE queue = " + quote(sink)),
               "\"a\",\"b\",\"a\",\"b\"");
 }
@@ -428,9 +434,9 @@ TEST(Streams, AKeptLeaseThatExpiresCountsNoAttempt) {
         ASSERT_EQ(msgs.size(), 2u) << again.body;
         EXPECT_EQ(msgs[0]["data"], (json{{"n", 2}})) << "round " << round;
     }
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
-                                "WHERE q.name = " + quote(source)),
-              "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
+                       "WHERE q.name = " + quote(source)),
+              0);
     // A lease that expires without being kept counts its attempt: with retryLimit 0 the head
     // goes to the dead letters when the partition is taken over.
     http_reply after;
@@ -439,7 +445,7 @@ TEST(Streams, AKeptLeaseThatExpiresCountsNoAttempt) {
         return after.status == 200;
     }));
     EXPECT_EQ(after.json()["messages"][0]["data"], (json{{"n", 3}})) << after.body;
-    EXPECT_EQ(cluster().run_sql("SELECT reason FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
+    EXPECT_EQ(data_value("SELECT reason FROM queen.dead_letters d JOIN queen.queues q ON q.id = d.queue_id "
                                 "WHERE q.name = " + quote(source)),
               "lease_expired");
 }
@@ -459,7 +465,7 @@ TEST(Streams, AFailedAckDeadLettersTheMessageAndReleasesTheLease) {
     ASSERT_EQ(r["success"], true) << r;
     EXPECT_EQ(r["ack_result"]["dlq"], true);
     EXPECT_EQ(r["ack_result"]["lease_released"], true);
-    EXPECT_EQ(cluster().run_sql("SELECT error_message || ':' || msg_offset FROM queen.dead_letters d "
+    EXPECT_EQ(data_value("SELECT error_message || ':' || msg_offset FROM queen.dead_letters d "
                                 "JOIN queen.queues q ON q.id = d.queue_id WHERE q.name = " + quote(source)),
               "Streaming cycle reported failure:2");
     // The cursor moved onto the dead-lettered message: the next pop starts after it.
@@ -492,7 +498,7 @@ TEST(Streams, MetricsCountCyclesByResultStateOpsSinkPushesAndLatency) {
                         {{{"type", "upsert"}, {"key", "a"}, {"value", 1}},
                          {{"type", "upsert"}, {"key", "b"}, {"value", 2}},
                          {{"type", "delete"}, {"key", "a"}}}},
-                       {"push_items", {{{"queue", sink}, {"payload", 1}}}},
+                       {"push_items", {{{"queue", sink}, {"partition", "p"}, {"payload", 1}}}},
                        {"ack", ack_of(msgs[0])}});
     ASSERT_EQ(ok["success"], true) << ok;
     auto failed = post_ok(c, "/streams/v1/cycle",

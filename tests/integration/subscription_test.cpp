@@ -74,10 +74,14 @@ std::string db_now_iso() {
 
 // committed offsets of a group on a queue, "partition=committed" in partition-name order.
 std::string cursors(const std::string& queue, const std::string& group) {
-    return cluster().run_sql("SELECT string_agg(p.name || '=' || c.committed, ',' ORDER BY p.name) "
-                             "FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id "
-                             "JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = " + quote(queue) +
-                             " AND c.consumer_group = " + quote(group));
+    auto rows = data_rows("SELECT p.name || '=' || c.committed "
+                          "FROM queen.log_consumers c JOIN queen.log_partitions p ON p.id = c.partition_id "
+                          "JOIN queen.queues q ON q.id = p.queue_id WHERE q.name = " + quote(queue) +
+                          " AND c.consumer_group = " + quote(group));
+    std::sort(rows.begin(), rows.end());
+    std::string out;
+    for (const auto& r : rows) out += (out.empty() ? "" : ",") + r;
+    return out;
 }
 
 }  // namespace
@@ -115,7 +119,7 @@ TEST(Subscription, TwoGroupsEachGetEveryMessageAndQueueModeIsIndependent) {
     EXPECT_EQ(pop(c, q, "consumerGroup=g2").status, 204);
 
     // Each message is stored once, whatever the number of groups.
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)), "7");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.messages WHERE queue = " + quote(q)), 7);
 }
 
 TEST(Subscription, GroupLeaseDoesNotBlockOtherGroups) {
@@ -144,7 +148,7 @@ TEST(Subscription, ModeAllGetsTheBacklog) {
         const std::string group = unique_name("all-group");
         auto seen = drain(c, q, query, group);
         EXPECT_EQ(seen.payloads, (std::vector<std::string>{"b1", "b2", "b3"})) << query;
-        EXPECT_EQ(cluster().run_sql("SELECT coalesce(subscription_at::text, 'beginning') FROM queen.consumer_groups "
+        EXPECT_EQ(data_value("SELECT coalesce(subscription_at::text, 'beginning') FROM queen.consumer_groups "
                                     "WHERE queue_name = " + quote(q) + " AND consumer_group = " + quote(group)),
                   "beginning")
             << query;
@@ -163,7 +167,7 @@ TEST_P(SubscriptionNewGroup, GetsOnlyMessagesPushedAfterItsFirstPop) {
 
     // First pop: nothing after its start yet, so 204 — and the start is recorded anyway.
     EXPECT_EQ(pop(c, q, "batch=10&consumerGroup=" + group + "&" + query).status, 204);
-    EXPECT_EQ(cluster().run_sql("SELECT subscription_at IS NOT NULL FROM queen.consumer_groups WHERE queue_name = " +
+    EXPECT_EQ(data_value("SELECT subscription_at IS NOT NULL FROM queen.consumer_groups WHERE queue_name = " +
                                 quote(q) + " AND consumer_group = " + quote(group)),
               "t");
     EXPECT_EQ(cursors(q, group), "Default=2,Other=1");
@@ -199,7 +203,7 @@ TEST(Subscription, NewGroupWhoseFirstPopPrecedesTheQueueGetsEverythingPushedAfte
     const std::string q = unique_name("sub-new-before-queue");
     auto c = client();
     EXPECT_EQ(pop(c, q, "consumerGroup=early&subscriptionMode=new").status, 204);
-    EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.queues WHERE name = " + quote(q)), "0");
+    EXPECT_EQ(data_sum("SELECT count(*) FROM queen.queues WHERE name = " + quote(q)), 0);
     push_payloads(c, q, "", {"x1", "x2"});
     push_payloads(c, q, "P9", {"x3"});
     auto seen = drain(c, q, "subscriptionMode=new", "early");
@@ -242,7 +246,7 @@ TEST(Subscription, FromTimestampGetsOnlyLaterMessages) {
     EXPECT_EQ(sorted(with_new.payloads), (std::vector<std::string>{"A1", "A2", "A3", "B1", "B2", "B3"}));
 
     // The start was recorded as that time, not as the pop's own time.
-    EXPECT_EQ(cluster().run_sql("SELECT subscription_at = " + quote(between) + "::timestamptz "
+    EXPECT_EQ(data_value("SELECT subscription_at = " + quote(between) + "::timestamptz "
                                 "FROM queen.consumer_groups WHERE queue_name = " + quote(q) +
                                 " AND consumer_group = 'ts-between'"),
               "t");
@@ -307,9 +311,9 @@ TEST(Subscription, QueueModeIgnoresSubscriptionParameters) {
         ASSERT_EQ(body["messages"].size(), 3u);
         EXPECT_EQ(body["messages"][0]["data"], "q1");
         EXPECT_EQ(body["messages"][2]["data"], "q3");
-        EXPECT_EQ(cluster().run_sql("SELECT count(*) FROM queen.consumer_groups WHERE queue_name = " + quote(q) +
-                                    " AND consumer_group <> '__QUEUE_MODE__'"),
-                  "0");
+        EXPECT_EQ(data_sum("SELECT count(*) FROM queen.consumer_groups WHERE queue_name = " + quote(q) +
+                           " AND consumer_group <> '__QUEUE_MODE__'"),
+                  0);
     }
 }
 
@@ -326,7 +330,7 @@ TEST(Subscription, AutoAckCommitsInsideThePop) {
     EXPECT_EQ(body["messages"][0]["data"], "m1");
     EXPECT_EQ(body["messages"][1]["data"], "m2");
     for (const auto& m : body["messages"]) EXPECT_EQ(m["leaseId"], "");
-    EXPECT_EQ(cluster().run_sql("SELECT format('%s/%s', c.committed, c.lease_id IS NULL) FROM queen.log_consumers c "
+    EXPECT_EQ(data_value("SELECT format('%s/%s', c.committed, c.lease_id IS NULL) FROM queen.log_consumers c "
                                 "JOIN queen.queues q ON q.id = c.queue_id WHERE q.name = " + quote(q) +
                                 " AND c.consumer_group = '__QUEUE_MODE__'"),
               "2/t");
