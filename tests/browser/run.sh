@@ -32,16 +32,10 @@ as_pg() {
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 WORK="$(mktemp -d /tmp/queen-browser.XXXXXX)"
-BROKER_PID=""
-AUTH_BROKER_PID=""
-TENANT_BROKER_PID=""
-TENANT_AUTH_BROKER_PID=""
-CLAIM_BROKER_PID=""
-SHARDED_BROKER_PID=""
+declare -A BROKER_PID=()  # each started broker's pid, by name (start_broker)
 PG_STARTED=""
 cleanup() {
-  for pid in $BROKER_PID $AUTH_BROKER_PID $TENANT_BROKER_PID $TENANT_AUTH_BROKER_PID $CLAIM_BROKER_PID \
-    $SHARDED_BROKER_PID; do
+  for pid in "${BROKER_PID[@]}"; do
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
   done
@@ -58,25 +52,34 @@ as_pg "$PG_BINDIR/pg_ctl" start -D "$WORK/data" -l "$WORK/postgres.log" -w -t 60
   -o "-p $PG_PORT -k $WORK -c listen_addresses=127.0.0.1" >/dev/null
 PG_STARTED=1
 
-# Waits until the broker of pid $1 on port $2 answers /health; its log is $3.
+# start_broker NAME DATABASE [VAR=value…]: a broker of BUILD_DIR on a free loopback port over
+# DATABASE, with the suite's settings and those variables; its port goes to NAME_PORT (NAME in
+# capitals), its log to LOGS/NAME-broker.log.
+start_broker() {
+  local name=$1 db=$2 port
+  port="$(free_port)"
+  env HOST=127.0.0.1 PORT="$port" QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=$db user=postgres" \
+    QUEEN_SPOOL_DIR="$WORK/spool-$name" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 "${@:3}" \
+    "$BUILD_DIR/queen" >"$LOGS/$name-broker.log" 2>&1 &
+  BROKER_PID[$name]=$!
+  printf -v "${name^^}_PORT" %s "$port"
+}
+
+# wait_healthy NAME: waits until the broker start_broker named so answers /health.
 wait_healthy() {
+  local port_var="${1^^}_PORT"
   for _ in $(seq 1 300); do
-    if curl -fs "http://127.0.0.1:$2/health" >/dev/null 2>&1; then return 0; fi
-    if ! kill -0 "$1" 2>/dev/null; then
-      echo "browser: the broker exited; see $3" >&2
+    if curl -fs "http://127.0.0.1:${!port_var}/health" >/dev/null 2>&1; then return 0; fi
+    if ! kill -0 "${BROKER_PID[$1]}" 2>/dev/null; then
+      echo "browser: the broker exited; see $LOGS/$1-broker.log" >&2
       exit 1
     fi
     sleep 0.1
   done
 }
 
-BROKER_PORT="$(free_port)"
-HOST=127.0.0.1 PORT="$BROKER_PORT" \
-  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
-  QUEEN_SPOOL_DIR="$WORK/spool" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
-  "$BUILD_DIR/queen" >"$LOGS/broker.log" 2>&1 &
-BROKER_PID=$!
-wait_healthy "$BROKER_PID" "$BROKER_PORT" "$LOGS/broker.log"
+start_broker main postgres
+wait_healthy main
 
 # puppeteer-core from the lock file; it has no browser download of its own.
 if [[ ! -d "$HERE/node_modules/puppeteer-core" || "$HERE/package-lock.json" -nt "$HERE/node_modules/.package-lock.json" ]]; then
@@ -91,47 +94,27 @@ fi
 show() { sed -u "s/^browser: /browser-$1: /"; }
 
 status=0
-QUEEN_URL="http://127.0.0.1:$BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/suite.mjs" \
+QUEEN_URL="http://127.0.0.1:$MAIN_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/suite.mjs" \
   | tee "$LOGS/suite.out" | show main || status=1
 # Then the same database behind a broker that checks tokens (started only now, so that the
 # first suite sees one broker).
-AUTH_BROKER_PORT="$(free_port)"
 JWT_SECRET="browser-suite-secret-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-HOST=127.0.0.1 PORT="$AUTH_BROKER_PORT" JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" \
-  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
-  QUEEN_SPOOL_DIR="$WORK/spool-auth" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
-  "$BUILD_DIR/queen" >"$LOGS/auth-broker.log" 2>&1 &
-AUTH_BROKER_PID=$!
-wait_healthy "$AUTH_BROKER_PID" "$AUTH_BROKER_PORT" "$LOGS/auth-broker.log"
+start_broker auth postgres JWT_ENABLED=true JWT_SECRET="$JWT_SECRET"
+wait_healthy auth
 
-QUEEN_URL="http://127.0.0.1:$AUTH_BROKER_PORT" JWT_SECRET="$JWT_SECRET" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" \
+QUEEN_URL="http://127.0.0.1:$AUTH_PORT" JWT_SECRET="$JWT_SECRET" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" \
   node "$HERE/auth_suite.mjs" | tee "$LOGS/auth_suite.out" || status=1
 # Then three brokers with tenancy on, on the same database: two name the tenant by the X-Tenant
 # header alone (authentication off, and on), one also by the token claim `tenant`.
-TENANT_BROKER_PORT="$(free_port)"
-HOST=127.0.0.1 PORT="$TENANT_BROKER_PORT" QUEEN_TENANCY_HEADER=X-Tenant \
-  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
-  QUEEN_SPOOL_DIR="$WORK/spool-tenant" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
-  "$BUILD_DIR/queen" >"$LOGS/tenant-broker.log" 2>&1 &
-TENANT_BROKER_PID=$!
-TENANT_AUTH_BROKER_PORT="$(free_port)"
-HOST=127.0.0.1 PORT="$TENANT_AUTH_BROKER_PORT" JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" QUEEN_TENANCY_HEADER=X-Tenant \
-  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
-  QUEEN_SPOOL_DIR="$WORK/spool-tenant-auth" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
-  "$BUILD_DIR/queen" >"$LOGS/tenant-auth-broker.log" 2>&1 &
-TENANT_AUTH_BROKER_PID=$!
-CLAIM_BROKER_PORT="$(free_port)"
-HOST=127.0.0.1 PORT="$CLAIM_BROKER_PORT" JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" \
-  QUEEN_TENANCY_HEADER=X-Tenant QUEEN_TENANCY_CLAIM=tenant \
-  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=postgres user=postgres" \
-  QUEEN_SPOOL_DIR="$WORK/spool-claim" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
-  "$BUILD_DIR/queen" >"$LOGS/claim-broker.log" 2>&1 &
-CLAIM_BROKER_PID=$!
-wait_healthy "$TENANT_BROKER_PID" "$TENANT_BROKER_PORT" "$LOGS/tenant-broker.log"
-wait_healthy "$TENANT_AUTH_BROKER_PID" "$TENANT_AUTH_BROKER_PORT" "$LOGS/tenant-auth-broker.log"
-wait_healthy "$CLAIM_BROKER_PID" "$CLAIM_BROKER_PORT" "$LOGS/claim-broker.log"
+start_broker tenant postgres QUEEN_TENANCY_HEADER=X-Tenant
+start_broker tenant_auth postgres JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" QUEEN_TENANCY_HEADER=X-Tenant
+start_broker claim postgres JWT_ENABLED=true JWT_SECRET="$JWT_SECRET" QUEEN_TENANCY_HEADER=X-Tenant \
+  QUEEN_TENANCY_CLAIM=tenant
+wait_healthy tenant
+wait_healthy tenant_auth
+wait_healthy claim
 
-HEADER_URL="http://127.0.0.1:$TENANT_BROKER_PORT" HEADER_AUTH_URL="http://127.0.0.1:$TENANT_AUTH_BROKER_PORT" CLAIM_URL="http://127.0.0.1:$CLAIM_BROKER_PORT" JWT_SECRET="$JWT_SECRET" \
+HEADER_URL="http://127.0.0.1:$TENANT_PORT" HEADER_AUTH_URL="http://127.0.0.1:$TENANT_AUTH_PORT" CLAIM_URL="http://127.0.0.1:$CLAIM_PORT" JWT_SECRET="$JWT_SECRET" \
   CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS" node "$HERE/tenancy_suite.mjs" | tee "$LOGS/tenancy_suite.out" || status=1
 
 # Then the main suite again against a broker on a shard proxy (docs/scaling.md): four shard
@@ -144,15 +127,10 @@ done
   --shard "host=127.0.0.1 port=$PG_PORT dbname=shard1 user=postgres" \
   --shard "host=127.0.0.1 port=$PG_PORT dbname=shard2 user=postgres" \
   --shard "host=127.0.0.1 port=$PG_PORT dbname=shard3 user=postgres" >"$LOGS/shards-init.log" 2>&1
-SHARDED_BROKER_PORT="$(free_port)"
-HOST=127.0.0.1 PORT="$SHARDED_BROKER_PORT" \
-  QUEEN_DATABASE_URL="host=127.0.0.1 port=$PG_PORT dbname=proxy user=postgres" \
-  QUEEN_SPOOL_DIR="$WORK/spool-sharded" QUEEN_STATS_INTERVAL_MS=500 QUEEN_METRICS_FLUSH_MS=1000 \
-  "$BUILD_DIR/queen" >"$LOGS/sharded-broker.log" 2>&1 &
-SHARDED_BROKER_PID=$!
-wait_healthy "$SHARDED_BROKER_PID" "$SHARDED_BROKER_PORT" "$LOGS/sharded-broker.log"
+start_broker sharded proxy
+wait_healthy sharded
 mkdir -p "$LOGS/sharded"
-QUEEN_URL="http://127.0.0.1:$SHARDED_BROKER_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS/sharded" \
+QUEEN_URL="http://127.0.0.1:$SHARDED_PORT" CHROMIUM="$CHROMIUM" SCREENSHOTS="$LOGS/sharded" \
   node "$HERE/suite.mjs" | tee "$LOGS/sharded_suite.out" | show sharded || status=1
 
 # Every suite's count in the one line run-tests.sh reads.

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <random>
@@ -24,6 +25,32 @@ using nlohmann::json;
 
 constexpr int partitions = 40;
 constexpr int per_partition = 5;
+
+// One pop of `path` (a 200 or a 204 expected) through `popper`; each message goes to `ack_of`,
+// which checks it and gives its ack's status (and error), and the batch is acked at once through
+// `acker` for `group` ("" for queue mode), every ack succeeding. Returns how many messages came.
+int pop_and_ack(http_client& popper, http_client& acker, const std::string& path, const std::string& group,
+                const std::function<json(const json&)>& ack_of) {
+    auto r = popper.get(path);
+    EXPECT_TRUE(r.status == 200 || r.status == 204) << r.status << " " << r.body;
+    if (r.status != 200) return 0;
+    json acks = json::array();
+    const json popped = json::parse(r.body);
+    for (const auto& m : popped["messages"]) {
+        json one{{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]}, {"leaseId", m["leaseId"]}};
+        one.update(ack_of(m));
+        acks.push_back(one);
+    }
+    json body{{"acknowledgments", acks}};
+    if (!group.empty()) body["consumerGroup"] = group;
+    auto a = acker.post("/api/v1/ack/batch", body);
+    EXPECT_EQ(a.status, 200) << a.body;
+    if (a.status == 200) {
+        const json answers = json::parse(a.body);
+        for (const auto& one : answers) EXPECT_TRUE(one["success"].get<bool>()) << one;
+    }
+    return static_cast<int>(acks.size());
+}
 
 
 TEST(Shards, InitServesPushPopAndAckOverFourShardsOnTwoClusters) {
@@ -61,25 +88,14 @@ TEST(Shards, InitServesPushPopAndAckOverFourShardsOnTwoClusters) {
     // Queue-wide pops and acks until the group has everything: each message once, in order.
     std::map<int, int> next_seq;
     std::set<std::string> seen;
-    for (int round = 0; round < 400 && static_cast<int>(seen.size()) < partitions * per_partition; ++round) {
-        auto r = c.get("/api/v1/pop/queue/orders?consumerGroup=g&batch=10&wait=false");
-        ASSERT_TRUE(r.status == 200 || r.status == 204) << r.status << " " << r.body;
-        if (r.status == 204) continue;
-        json acks = json::array();
-        const json popped = json::parse(r.body);
-        for (const auto& m : popped["messages"]) {
+    for (int round = 0; round < 400 && static_cast<int>(seen.size()) < partitions * per_partition; ++round)
+        pop_and_ack(c, c, "/api/v1/pop/queue/orders?consumerGroup=g&batch=10&wait=false", "g", [&](const json& m) {
             const int p = m["data"]["p"], seq = m["data"]["seq"];
             EXPECT_TRUE(seen.insert(m["transactionId"].get<std::string>()).second) << "doubled " << m;
             EXPECT_EQ(seq, next_seq[p]) << "partition p" << p << " out of order";
             next_seq[p] = seq + 1;
-            acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
-                            {"leaseId", m["leaseId"]}, {"status", "completed"}});
-        }
-        auto a = c.post("/api/v1/ack/batch", json{{"consumerGroup", "g"}, {"acknowledgments", acks}});
-        ASSERT_EQ(a.status, 200) << a.body;
-        const json answers = json::parse(a.body);
-        for (const auto& one : answers) EXPECT_TRUE(one["success"].get<bool>()) << one;
-    }
+            return json{{"status", "completed"}};
+        });
     EXPECT_EQ(static_cast<int>(seen.size()), partitions * per_partition);
     auto empty = c.get("/api/v1/pop/queue/orders?consumerGroup=g&batch=10&wait=false");
     EXPECT_EQ(empty.status, 204) << empty.body;
@@ -641,27 +657,16 @@ TEST(Shards, TwoProxiesOverTheSameShardsServeOneDeployment) {
     }
     std::map<int, int> next_seq;
     int delivered = 0;
-    for (int round = 0; round < 200 && delivered < lanes * per_lane; ++round) {
-        auto& popper = round % 2 ? c2 : c1;
-        auto& acker = round % 2 ? c1 : c2;
-        auto r = popper.get("/api/v1/pop/queue/both?consumerGroup=g&batch=5&wait=false");
-        ASSERT_TRUE(r.status == 200 || r.status == 204) << r.status << " " << r.body;
-        if (r.status == 204) continue;
-        json acks = json::array();
-        const json popped = json::parse(r.body);
-        for (const auto& m : popped["messages"]) {
-            const int p = m["data"]["p"], seq = m["data"]["seq"];
-            EXPECT_EQ(seq, next_seq[p]) << "lane " << p << " out of order or doubled";
-            next_seq[p] = seq + 1;
-            ++delivered;
-            acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
-                            {"leaseId", m["leaseId"]}, {"status", "completed"}});
-        }
-        auto a = acker.post("/api/v1/ack/batch", json{{"consumerGroup", "g"}, {"acknowledgments", acks}});
-        ASSERT_EQ(a.status, 200) << a.body;
-        const json answers = json::parse(a.body);
-        for (const auto& one_answer : answers) EXPECT_TRUE(one_answer["success"].get<bool>()) << one_answer;
-    }
+    // Popped through one proxy's broker, acked through the other's.
+    for (int round = 0; round < 200 && delivered < lanes * per_lane; ++round)
+        pop_and_ack(round % 2 ? c2 : c1, round % 2 ? c1 : c2, "/api/v1/pop/queue/both?consumerGroup=g&batch=5&wait=false",
+                    "g", [&](const json& m) {
+                        const int p = m["data"]["p"], seq = m["data"]["seq"];
+                        EXPECT_EQ(seq, next_seq[p]) << "lane " << p << " out of order or doubled";
+                        next_seq[p] = seq + 1;
+                        ++delivered;
+                        return json{{"status", "completed"}};
+                    });
     EXPECT_EQ(delivered, lanes * per_lane);
     EXPECT_EQ(c1.get("/api/v1/pop/queue/both?consumerGroup=g&wait=false").status, 204);
     EXPECT_EQ(c2.get("/api/v1/pop/queue/both?consumerGroup=g&wait=false").status, 204);
@@ -692,22 +697,12 @@ TEST(Shards, StatusResourcesAndMetricsAddUpEveryShard) {
 
     // Every message popped; the first of each lane dead-lettered, the second completed.
     int dead = 0, done = 0;
-    for (int round = 0; round < 20 && dead + done < 2 * lanes; ++round) {
-        auto r = c.get("/api/v1/pop/queue/st?batch=24&partitions=12&wait=false");
-        if (r.status == 204) continue;
-        ASSERT_EQ(r.status, 200) << r.body;
-        json acks = json::array();
-        const json popped = json::parse(r.body);
-        for (const auto& m : popped["messages"]) {
+    for (int round = 0; round < 20 && dead + done < 2 * lanes; ++round)
+        pop_and_ack(c, c, "/api/v1/pop/queue/st?batch=24&partitions=12&wait=false", "", [&](const json& m) {
             const bool first = m["data"]["i"] == 0;
             (first ? dead : done)++;
-            acks.push_back({{"transactionId", m["transactionId"]}, {"partitionId", m["partitionId"]},
-                            {"leaseId", m["leaseId"]}, {"status", first ? "dlq" : "completed"},
-                            {"error", first ? json("boom") : json(nullptr)}});
-        }
-        auto a = c.post("/api/v1/ack/batch", json{{"acknowledgments", acks}});
-        ASSERT_EQ(a.status, 200) << a.body;
-    }
+            return first ? json{{"status", "dlq"}, {"error", "boom"}} : json{{"status", "completed"}};
+        });
     ASSERT_EQ(dead, lanes);
     ASSERT_EQ(done, lanes);
     auto refreshed = c.post("/api/v1/stats/refresh", json::object());
