@@ -5,6 +5,7 @@
 #include "api/shared/api_error.hpp"
 #include "api/shared/payload_encryption.hpp"
 #include "api/shared/tenant_names.hpp"
+#include "db/pg_error.hpp"
 #include "domain/message_id.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -20,6 +21,7 @@
 #include <boost/asio/detached.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace queen::api {
 
@@ -107,6 +109,23 @@ asio::awaitable<pop_result> pop_once(broker_context& ctx, const pop_params& p, c
     co_return render_claimed(ctx, p, claimed, tenant);
 }
 
+// A long-poll's claim: nullopt while the database (or a shard of it) cannot be reached (a
+// failover, a restart), so
+// that the poll stays parked and claims again at its next wake-up or re-check instead of
+// answering 503; at its deadline it answers 204 as for an empty queue. A claim that committed
+// before its connection was lost leaves a lease that expires (docs/deployment.md, "Failover").
+asio::awaitable<std::optional<pop_result>> claim_while_parked(broker_context& ctx, const pop_params& p,
+                                                              const domain::tenant_scope& tenant) {
+    try {
+        co_return co_await pop_once(ctx, p, tenant);
+    } catch (const db::pg_error& e) {
+        // QN503: a shard proxy could not reach a shard database (docs/scaling.md).
+        if (e.kind() != db::pg_error_kind::connection_lost && e.sqlstate() != "QN503") throw;
+        log::debug("pop: a parked long-poll of {} waits for the database: {}", p.queue, e.what());
+    }
+    co_return std::nullopt;
+}
+
 // Releases the lease of a pop whose response could not be written, and wakes parked pops.
 asio::awaitable<void> release_unwritten_lease(db::pg_pool* pool, services::push_notifier* notifier, std::string lease,
                                               std::string group, std::string queue) {
@@ -150,14 +169,21 @@ asio::awaitable<http::response> handle_pop(broker_context& ctx, http::request_co
 
     if (poll) poll->park();
     for (;;) {
-        if (poll) poll->before_claim();
-        auto result = co_await pop_once(ctx, p, rc.tenant);
-        record_claim(ctx.activity, ctx.prometheus, p.queue, p.consumer_group, result.counts);
-        if (result.delivered.messages > 0) {
-            record_pop(ctx.activity, ctx.prometheus, p.queue, p.consumer_group, p.auto_ack, result.delivered);
-            if (poll) poll->finish();
-            if (!result.lease_id.empty()) release_if_unwritten(ctx, rc, result.lease_id, p);
-            co_return http::json_text(http::bhttp::status::ok, std::move(result.json));
+        std::optional<pop_result> result;
+        if (poll) {
+            poll->before_claim();
+            result = co_await claim_while_parked(ctx, p, rc.tenant);
+        } else {
+            result = co_await pop_once(ctx, p, rc.tenant);
+        }
+        if (result) {
+            record_claim(ctx.activity, ctx.prometheus, p.queue, p.consumer_group, result->counts);
+            if (result->delivered.messages > 0) {
+                record_pop(ctx.activity, ctx.prometheus, p.queue, p.consumer_group, p.auto_ack, result->delivered);
+                if (poll) poll->finish();
+                if (!result->lease_id.empty()) release_if_unwritten(ctx, rc, result->lease_id, p);
+                co_return http::json_text(http::bhttp::status::ok, std::move(result->json));
+            }
         }
         if (!poll || !co_await poll->wait_for_more()) break;
     }
