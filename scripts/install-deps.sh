@@ -7,12 +7,14 @@
 # installed from Debian here.
 set -euo pipefail
 
-# Building the broker and running it (with its embedded PostgreSQL), and PL/Proxy for the
-# proxy database of a sharded deployment (`queen shards init`, docs/scaling.md).
+# Building the broker and running it (with its embedded PostgreSQL), PL/Proxy for the proxy
+# database of a sharded deployment (`queen shards init`, docs/scaling.md) and pg_auto_failover
+# for failover (docs/deployment.md).
 RUN_PACKAGES=(
   build-essential cmake pkg-config git
   libboost-dev libboost-system-dev
   libpq-dev postgresql-15 postgresql-server-dev-15 postgresql-client-15 postgresql-15-plproxy
+  postgresql-15-auto-failover pg-auto-failover-cli
   libzstd-dev zstd nlohmann-json3-dev libsimdjson-dev libfmt-dev libssl-dev
   prometheus-cpp-dev
   curl ca-certificates

@@ -1,18 +1,17 @@
 #include "test_cluster.hpp"
 
+#include "server_user.hpp"
+
 #include <fmt/core.h>
 #include <cstdlib>
 #include <libpq-fe.h>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,7 +23,6 @@
 #include <stdexcept>
 #include <vector>
 
-extern char** environ;
 
 namespace queen::test {
 
@@ -32,100 +30,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct run_as {
-    bool active = false;
-    uid_t uid = 0;
-    gid_t gid = 0;
-};
-
-run_as server_identity() {
-    run_as r;
-    if (geteuid() != 0) return r;
-    struct passwd* pw = getpwnam("postgres");
-    if (!pw) throw std::runtime_error("test_cluster: running as root needs a 'postgres' user");
-    r.active = true;
-    r.uid = pw->pw_uid;
-    r.gid = pw->pw_gid;
-    return r;
-}
-
 std::string trim(std::string s) {
     while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
     return s;
-}
-
-// Runs argv[0] (absolute) as the server user; returns {exit status, stdout+stderr}.
-std::pair<int, std::string> run(const std::vector<std::string>& args) {
-    const run_as who = server_identity();
-    std::vector<char*> argv;
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (char** e = environ; e && *e; ++e)
-        if (std::strncmp(*e, "PG", 2) != 0) envp.push_back(*e);
-    envp.push_back(nullptr);
-
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-    pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error("fork failed");
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
-        dup2(devnull, 0);
-        dup2(fds[1], 1);
-        dup2(fds[1], 2);
-#ifdef SYS_close_range
-        syscall(SYS_close_range, 3U, ~0U, 0U);
-#endif
-        signal(SIGPIPE, SIG_DFL);
-        if (who.active) {
-            gid_t g = who.gid;
-            if (setgroups(1, &g) != 0 || setgid(who.gid) != 0 || setuid(who.uid) != 0) _exit(126);
-        }
-        if (chdir("/") != 0) _exit(126);
-        execve(argv[0], argv.data(), envp.data());
-        _exit(127);
-    }
-    close(fds[1]);
-    std::string out;
-    char buf[4096];
-    for (;;) {
-        ssize_t n = read(fds[0], buf, sizeof buf);
-        if (n > 0)
-            out.append(buf, static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR)
-            break;
-    }
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), out};
-}
-
-std::string find_bin_dir() {
-    for (const char* dir : {"/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin",
-                            "/usr/lib/postgresql/14/bin", "/usr/local/pgsql/bin"}) {
-        if (access((fs::path(dir) / "pg_ctl").c_str(), X_OK) == 0) return dir;
-    }
-    throw std::runtime_error("test_cluster: PostgreSQL server binaries not found");
-}
-
-int free_tcp_port() {
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) throw std::runtime_error("socket failed");
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = 0;
-    socklen_t len = sizeof addr;
-    if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-        close(fd);
-        throw std::runtime_error("cannot find a free TCP port");
-    }
-    close(fd);
-    return ntohs(addr.sin_port);
 }
 
 std::string quote_conf(const std::string& v) {
@@ -137,12 +44,6 @@ std::string quote_conf(const std::string& v) {
     return out + "'";
 }
 
-void give(const fs::path& p) {
-    const run_as who = server_identity();
-    if (who.active && chown(p.c_str(), who.uid, who.gid) != 0)
-        throw std::runtime_error("chown " + p.string() + ": " + std::strerror(errno));
-}
-
 }  // namespace
 
 bool extension_run() {
@@ -152,7 +53,7 @@ bool extension_run() {
 
 test_cluster::test_cluster(std::map<std::string, std::string> settings, std::string database, codec_setup codec)
     : database_(std::move(database)) {
-    bin_dir_ = find_bin_dir();
+    bin_dir_ = pg_bin_dir();
     char tmpl[] = "/tmp/queen-test-XXXXXX";
     if (!mkdtemp(tmpl)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
     root_ = tmpl;
@@ -160,12 +61,12 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
         data_dir_ = root_ / "data";
         socket_dir_ = root_ / "sock";
         log_ = root_ / "postgres.log";
-        give(root_);
+        give_to_server_user(root_);
         fs::create_directory(socket_dir_);
-        give(socket_dir_);
+        give_to_server_user(socket_dir_);
         port_ = free_tcp_port();
 
-        auto [rc, out] = run({bin_dir_ + "/initdb", "-D", data_dir_.string(), "-U", "postgres", "--auth=trust",
+        auto [rc, out] = run_as_server({bin_dir_ + "/initdb", "-D", data_dir_.string(), "-U", "postgres", "--auth=trust",
                               "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"});
         if (rc != 0) throw std::runtime_error("test_cluster: initdb failed:\n" + out);
 
@@ -207,7 +108,7 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
         }
     } catch (...) {
         if (running_) {
-            run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
+            run_as_server({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
         }
         std::error_code ec;
         fs::remove_all(root_, ec);
@@ -228,10 +129,10 @@ test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_
         data_dir_ = root_ / "data";
         socket_dir_ = root_ / "sock";
         log_ = root_ / "postgres.log";
-        give(root_);
+        give_to_server_user(root_);
         fs::create_directory(socket_dir_);
-        give(socket_dir_);
-        auto [rc, out] = run({bin_dir_ + "/pg_basebackup", "-D", data_dir_.string(), "-h", "127.0.0.1", "-p",
+        give_to_server_user(socket_dir_);
+        auto [rc, out] = run_as_server({bin_dir_ + "/pg_basebackup", "-D", data_dir_.string(), "-h", "127.0.0.1", "-p",
                               std::to_string(primary.port_), "-U", "postgres", "-R", "-X", "stream", "--no-sync"});
         if (rc != 0) throw std::runtime_error("test_cluster: pg_basebackup failed:\n" + out);
         port_ = free_tcp_port();  // chosen after the base backup, which can take a while
@@ -245,7 +146,7 @@ test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_
         conninfo_ = conninfo_for(database_);
         start_first_time();
     } catch (...) {
-        if (running_) run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
+        if (running_) run_as_server({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
         std::error_code ec;
         fs::remove_all(root_, ec);
         throw;
@@ -253,12 +154,12 @@ test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_
 }
 
 void test_cluster::promote() {
-    auto [rc, out] = run({bin_dir_ + "/pg_ctl", "promote", "-D", data_dir_.string(), "-w", "-t", "60"});
+    auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "promote", "-D", data_dir_.string(), "-w", "-t", "60"});
     if (rc != 0) throw std::runtime_error("test_cluster: pg_ctl promote failed:\n" + out);
 }
 
 test_cluster::~test_cluster() {
-    if (running_) run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
+    if (running_) run_as_server({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "immediate", "-w"});
     std::error_code ec;
     fs::remove_all(root_, ec);
 }
@@ -269,7 +170,7 @@ std::string test_cluster::conninfo_for(const std::string& dbname) const {
 
 void test_cluster::stop() {
     if (!running_) return;
-    auto [rc, out] = run({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "fast", "-w", "-t", "60"});
+    auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "fast", "-w", "-t", "60"});
     if (rc != 0) throw std::runtime_error("test_cluster: pg_ctl stop failed:\n" + out);
     running_ = false;
 }
@@ -288,12 +189,12 @@ void test_cluster::kill_postmaster() {
 
 void test_cluster::start() {
     if (running_) return;
-    auto [rc, out] = run({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+    auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
     // After a crash, the old backends may hold the shared memory a moment longer.
     for (int retry = 0; rc != 0 && retry < 20; ++retry) {
         ::usleep(250 * 1000);
         std::tie(rc, out) =
-            run({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+            run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
     }
     if (rc != 0) {
         std::ifstream in(log_);
@@ -306,7 +207,7 @@ void test_cluster::start() {
 void test_cluster::start_first_time() {
     for (int attempt = 1;; ++attempt) {
         const auto log_size = fs::exists(log_) ? fs::file_size(log_) : 0;
-        auto [rc, out] = run({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+        auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
         if (rc == 0) {
             running_ = true;
             return;

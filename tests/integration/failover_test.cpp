@@ -1,0 +1,272 @@
+// Failover with pg_auto_failover (docs/deployment.md, "Failover with pg_auto_failover"): a
+// monitor, a primary and a secondary; the broker on the formation's multi-host URL. The primary
+// (its keeper and its PostgreSQL) is killed under steady push and consume load while long-polls
+// are parked. Then the exact accounting: every push a producer was answered for is stored once on
+// the new primary and nothing else is; the group received every stored message, first in order
+// per lane, and acknowledged all of them; the parked long-polls were answered. The same for one
+// shard of a sharded deployment whose shard database is such a formation. Run as their own suite
+// (scripts/run-tests.sh).
+#include "auto_failover.hpp"
+#include "sharded_deployment.hpp"
+#include "test_env.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace queen::test {
+namespace {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+constexpr int lanes = 12;
+
+// Steady load on `queue` through a broker: a producer pushing one message at a time to `lanes`
+// lanes (payload {lane, seq}), each retried with its transaction id until it is answered 201, as
+// a client retries; and a consumer group `g` popping with long-polls and acknowledging what it
+// got. What each side saw is kept for the accounting.
+class steady_load {
+public:
+    steady_load(unsigned short port, std::string queue) : port_(port), queue_(std::move(queue)) {
+        producer_ = std::thread([this] { produce(); });
+        consumer_ = std::thread([this] { consume(); });
+    }
+    ~steady_load() {
+        stop_producing();
+        stop_consuming();
+    }
+
+    int produced() const { return produced_; }
+    // Waits until at least `n` messages were produced.
+    void wait_produced(int n) const {
+        while (produced_ < n) std::this_thread::sleep_for(20ms);
+    }
+    void stop_producing() {
+        stopping_producer_ = true;
+        if (producer_.joinable()) producer_.join();
+    }
+    void stop_consuming() {
+        stopping_consumer_ = true;
+        if (consumer_.joinable()) consumer_.join();
+    }
+    // Whether every answered push has been delivered to the group.
+    bool all_delivered() {
+        std::lock_guard<std::mutex> lock(mu_);
+        for (const auto& txid : answered_)
+            if (!deliveries_.count(txid)) return false;
+        return true;
+    }
+
+    // After both stopped:
+    const std::set<std::string>& answered() const { return answered_; }  // pushes answered 201
+    std::set<std::string> delivered() const {
+        std::set<std::string> out;
+        for (const auto& [txid, times] : deliveries_) out.insert(txid);
+        return out;
+    }
+    int out_of_order() const { return out_of_order_; }  // first deliveries out of lane order
+    // How the pushes were answered: "queued", "buffered", … and each refusal's HTTP status.
+    const std::map<std::string, int>& push_answers() const { return push_answers_; }
+    int refused_pops() const { return refused_pops_; }
+
+private:
+    void produce() {
+        http_client c("127.0.0.1", port_);
+        for (int n = 0; !stopping_producer_; ++n) {
+            const std::string txid = queue_ + "-" + std::to_string(n);
+            const json item{{"queue", queue_}, {"partition", "lane" + std::to_string(n % lanes)},
+                            {"transactionId", txid}, {"payload", {{"lane", n % lanes}, {"seq", n / lanes}}}};
+            for (int attempt = 0; attempt < 600; ++attempt) {
+                auto r = c.post("/api/v1/push", json{{"items", json::array({item})}});
+                const bool stored = r.status == 201;
+                {
+                    std::lock_guard<std::mutex> lock(mu_);
+                    if (stored) answered_.insert(txid);
+                    ++push_answers_[stored ? json::parse(r.body)[0]["status"].get<std::string>()
+                                           : "refused " + std::to_string(r.status)];
+                }
+                if (stored) break;
+                std::this_thread::sleep_for(100ms);
+            }
+            ++produced_;
+            std::this_thread::sleep_for(5ms);
+        }
+    }
+    void consume() {
+        http_client c("127.0.0.1", port_);
+        while (!stopping_consumer_) {
+            auto r = c.get("/api/v1/pop/queue/" + queue_ + "?consumerGroup=g&batch=20&wait=true&timeout=1000");
+            if (r.status == 204) continue;
+            if (r.status != 200) {
+                ++refused_pops_;
+                std::this_thread::sleep_for(100ms);
+                continue;
+            }
+            const json body = json::parse(r.body);
+            json acks = json::array();
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                for (const auto& m : body["messages"]) {
+                    const std::string txid = m["transactionId"];
+                    const int lane = m["data"]["lane"], seq = m["data"]["seq"];
+                    if (deliveries_[txid]++ == 0) {
+                        if (seq != next_first_[lane]) ++out_of_order_;
+                        next_first_[lane] = seq + 1;
+                    }
+                    acks.push_back({{"transactionId", txid}, {"partitionId", m["partitionId"]},
+                                    {"leaseId", m["leaseId"]}, {"status", "completed"}});
+                }
+            }
+            // An ack lost in the switch leaves its span to be delivered again after its lease.
+            c.post("/api/v1/ack/batch", json{{"consumerGroup", "g"}, {"acknowledgments", acks}});
+        }
+    }
+
+    unsigned short port_;
+    std::string queue_;
+    std::mutex mu_;
+    std::set<std::string> answered_;
+    std::map<std::string, int> deliveries_;  // transaction id -> times delivered
+    std::map<int, int> next_first_;          // lane -> the seq its next first delivery must have
+    std::map<std::string, int> push_answers_;
+    int out_of_order_ = 0;
+    std::atomic<int> produced_{0}, refused_pops_{0};
+    std::atomic<bool> stopping_producer_{false}, stopping_consumer_{false};
+    std::thread producer_, consumer_;
+};
+
+std::string summary(const steady_load& load) {
+    std::string out = "pushed " + std::to_string(load.produced()) + ", answered " +
+                      std::to_string(load.answered().size()) + " (";
+    for (const auto& [answer, n] : load.push_answers()) out += std::to_string(n) + " " + answer + ", ";
+    return out + std::to_string(load.refused_pops()) + " pops refused)";
+}
+
+TEST(Failover, KillingThePrimaryUnderLoadLosesAndDoublesNothing) {
+    auto_failover_formation f;
+    temp_dir spool("failover", true);
+    broker_process b(f.url(), {{"QUEEN_SPOOL_DIR", spool.path.string()}, {"QUEEN_LONGPOLL_RECHECK_MS", "500"}});
+    auto admin = client_of(b);
+    configure_queue(admin, "fo", {{"leaseTime", 5}});
+    configure_queue(admin, "fo-idle");
+    steady_load load(b.port(), "fo");
+
+    // Long-polls parked on an empty queue across the switch.
+    std::vector<http_reply> parked(2);
+    std::vector<std::thread> parkers;
+    for (auto& reply : parked)
+        parkers.emplace_back([&b, &reply] {
+            http_client c("127.0.0.1", b.port());
+            reply = c.get("/api/v1/pop/queue/fo-idle?batch=1&wait=true&timeout=60000");
+        });
+
+    load.wait_produced(150);
+    const auto killed_at = std::chrono::steady_clock::now();
+    const int old_primary = f.kill_primary();
+    int new_primary = 0;
+    ASSERT_TRUE(eventually([&] {
+        new_primary = f.primary_port();
+        return new_primary != 0 && new_primary != old_primary && f.wait_writable(new_primary, 1s);
+    }, 60s)) << f.state();
+    const auto promoted_after = std::chrono::steady_clock::now() - killed_at;
+    // The broker reaches the new primary: /health answers 200 again.
+    ASSERT_TRUE(eventually([&] { return admin.get("/health").status == 200; }, 60s)) << b.log();
+    const auto serving_after = std::chrono::steady_clock::now() - killed_at;
+    std::cout << "[ failover ] promoted after "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(promoted_after).count()
+              << " ms; the broker was healthy on the new primary after "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(serving_after).count() << " ms\n";
+    // One message for each parked long-poll, pushed once, in two partitions (a partition is
+    // leased to one consumer at a time).
+    for (int i = 0; i < 2; ++i) {
+        auto r = admin.post("/api/v1/push", json{{"items", {{{"queue", "fo-idle"}, {"partition", "p" + std::to_string(i)},
+                                                              {"payload", i}}}}});
+        ASSERT_EQ(r.status, 201) << r.body;
+    }
+    for (auto& t : parkers) t.join();
+    std::cout << "[ failover ] the monitor's events:\n" << f.events() << "\n";
+    for (const auto& r : parked) EXPECT_EQ(r.status, 200) << "a parked long-poll: " << r.body;
+
+    // Load after the switch, then every answered push consumed and acknowledged.
+    load.wait_produced(load.produced() + 150);
+    load.stop_producing();
+    ASSERT_TRUE(eventually([&] { return load.all_delivered(); }, 90s)) << "not every stored message reached the group";
+    // What an ack lost in the switch left leased comes back after its lease and is acknowledged.
+    ASSERT_TRUE(eventually([&] {
+        return f.run_sql(new_primary, "SELECT count(*) FROM queen.messages m WHERE m.queue = 'fo' AND m.\"offset\" > "
+                                      "(SELECT max(c.committed) FROM queen.log_consumers c WHERE c.partition_id = "
+                                      "m.partition_id AND c.consumer_group = 'g')") == "0";
+    }, 60s)) << "the group did not acknowledge every message";
+    load.stop_consuming();
+
+    std::cout << "[ failover ] " << summary(load) << "\n";
+    EXPECT_EQ(static_cast<int>(load.answered().size()), load.produced()) << "every push was answered in the end";
+    EXPECT_EQ(f.run_sql(new_primary, "SELECT count(*) FROM queen.messages WHERE queue = 'fo'"),
+              std::to_string(load.answered().size()))
+        << "stored once each";
+    EXPECT_EQ(f.run_sql(new_primary, "SELECT count(DISTINCT transaction_id) FROM queen.messages WHERE queue = 'fo'"),
+              std::to_string(load.answered().size()));
+    EXPECT_EQ(load.delivered(), load.answered()) << "delivered exactly what was stored";
+    EXPECT_EQ(load.out_of_order(), 0) << "first deliveries in order per lane";
+}
+
+// A shard database on a formation (docs/scaling.md, "Failover of a shard"): the proxy's cluster
+// and the broker's listener name both nodes with target_session_attrs=read-write. Killing the
+// shard's primary under push and consume load: pushes to that shard answer 503 until the
+// switch and the producer's retries store each message once; everything answered is stored
+// once over the four shard databases, delivered to the group and acknowledged.
+TEST(Failover, AShardsPrimaryKilledUnderLoadLosesAndDoublesNothing) {
+    sharded_deployment d;
+    auto_failover_formation f("shard3");
+    d.shards[3] = f.conninfo();  // the fourth shard database on the formation instead of d.b
+    ASSERT_NO_THROW(d.init());
+    broker_process b(d.a.conninfo());
+    auto admin = client_of(b);
+    configure_queue(admin, "sfo", {{"leaseTime", 5}});
+    steady_load load(b.port(), "sfo");
+
+    load.wait_produced(150);
+    const auto killed_at = std::chrono::steady_clock::now();
+    const int old_primary = f.kill_primary();
+    int new_primary = 0;
+    ASSERT_TRUE(eventually([&] {
+        new_primary = f.primary_port();
+        return new_primary != 0 && new_primary != old_primary && f.wait_writable(new_primary, 1s);
+    }, 60s)) << f.state();
+    std::cout << "[ failover ] the shard's secondary was promoted after "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed_at)
+                     .count()
+              << " ms\n";
+    load.wait_produced(load.produced() + 150);
+    load.stop_producing();
+    ASSERT_TRUE(eventually([&] { return load.all_delivered(); }, 90s)) << "not every stored message reached the group";
+    load.stop_consuming();
+
+    // Stored once over the shard databases: three plain ones and the formation's new primary.
+    const std::string ids = "SELECT transaction_id FROM queen.messages WHERE queue = 'sfo'";
+    std::multiset<std::string> stored;
+    for (std::size_t i = 0; i < 3; ++i)
+        for (const auto& id : d.rows_on_shard(i, ids)) stored.insert(id);
+    const auto on_formation = f.rows(new_primary, ids);
+    stored.insert(on_formation.begin(), on_formation.end());
+    std::cout << "[ failover ] " << summary(load) << ", stored " << stored.size() << " (" << on_formation.size()
+              << " on the formation's shard)\n";
+    EXPECT_GT(load.push_answers().count("refused 503"), 0u) << "no push met the shard's switch";
+    EXPECT_EQ(static_cast<int>(load.answered().size()), load.produced());
+    EXPECT_EQ(stored.size(), load.answered().size()) << "stored once each";
+    EXPECT_EQ(std::set<std::string>(stored.begin(), stored.end()), load.answered());
+    EXPECT_FALSE(on_formation.empty()) << "the formation's shard held some of the messages";
+    EXPECT_EQ(load.delivered(), load.answered());
+    EXPECT_EQ(load.out_of_order(), 0) << "first deliveries in order per lane";
+}
+
+}  // namespace
+}  // namespace queen::test
