@@ -183,6 +183,21 @@ int auto_failover_formation::kill_primary() {
     throw std::runtime_error("auto_failover_formation: no primary to kill\n" + state());
 }
 
+std::pair<int, std::chrono::milliseconds> auto_failover_formation::fail_over() {
+    const auto killed_at = std::chrono::steady_clock::now();
+    const int old_primary = kill_primary();
+    int promoted = 0;
+    const bool done = poll_until(
+        [&] {
+            promoted = primary_port();
+            return promoted != 0 && promoted != old_primary && wait_writable(promoted, 1s);
+        },
+        60s);
+    if (!done) throw std::runtime_error("auto_failover_formation: no node took over\n" + state());
+    return {promoted,
+            std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed_at)};
+}
+
 bool auto_failover_formation::wait_writable(int port, std::chrono::seconds timeout) const {
     return poll_until([&] { return sql_on(tcp(port, database_), "SELECT pg_is_in_recovery()") == "f"; }, timeout);
 }

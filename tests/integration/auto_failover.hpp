@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace queen::test {
@@ -31,6 +32,10 @@ public:
     int primary_port() const;
     // SIGKILL to the primary's keeper and its PostgreSQL, as a lost machine; returns its port.
     int kill_primary();
+    // kill_primary, then waits (up to a minute) until the monitor has another node as primary
+    // and it accepts writes: its port and how long that took. Throws with the monitor's view
+    // when it does not happen.
+    std::pair<int, std::chrono::milliseconds> fail_over();
     // Waits until the node on `port` accepts writes; false when `timeout` passes first.
     bool wait_writable(int port, std::chrono::seconds timeout) const;
     // One statement on the node on `port` in the formation's database; its first value.

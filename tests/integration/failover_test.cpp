@@ -169,21 +169,10 @@ TEST(Failover, KillingThePrimaryUnderLoadLosesAndDoublesNothing) {
         });
 
     load.wait_produced(150);
-    const auto killed_at = std::chrono::steady_clock::now();
-    const int old_primary = f.kill_primary();
-    int new_primary = 0;
-    ASSERT_TRUE(eventually([&] {
-        new_primary = f.primary_port();
-        return new_primary != 0 && new_primary != old_primary && f.wait_writable(new_primary, 1s);
-    }, 60s)) << f.state();
-    const auto promoted_after = std::chrono::steady_clock::now() - killed_at;
+    const auto [new_primary, promoted_after] = f.fail_over();
     // The broker reaches the new primary: /health answers 200 again.
     ASSERT_TRUE(eventually([&] { return admin.get("/health").status == 200; }, 60s)) << b.log();
-    const auto serving_after = std::chrono::steady_clock::now() - killed_at;
-    std::cout << "[ failover ] promoted after "
-              << std::chrono::duration_cast<std::chrono::milliseconds>(promoted_after).count()
-              << " ms; the broker was healthy on the new primary after "
-              << std::chrono::duration_cast<std::chrono::milliseconds>(serving_after).count() << " ms\n";
+    std::cout << "[ failover ] the secondary took writes " << promoted_after.count() << " ms after the kill\n";
     // One message for each parked long-poll, pushed once, in two partitions (a partition is
     // leased to one consumer at a time).
     for (int i = 0; i < 2; ++i) {
@@ -234,17 +223,8 @@ TEST(Failover, AShardsPrimaryKilledUnderLoadLosesAndDoublesNothing) {
     steady_load load(b.port(), "sfo");
 
     load.wait_produced(150);
-    const auto killed_at = std::chrono::steady_clock::now();
-    const int old_primary = f.kill_primary();
-    int new_primary = 0;
-    ASSERT_TRUE(eventually([&] {
-        new_primary = f.primary_port();
-        return new_primary != 0 && new_primary != old_primary && f.wait_writable(new_primary, 1s);
-    }, 60s)) << f.state();
-    std::cout << "[ failover ] the shard's secondary was promoted after "
-              << std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - killed_at)
-                     .count()
-              << " ms\n";
+    const auto [new_primary, promoted_after] = f.fail_over();
+    std::cout << "[ failover ] the shard's secondary took writes " << promoted_after.count() << " ms after the kill\n";
     load.wait_produced(load.produced() + 150);
     load.stop_producing();
     ASSERT_TRUE(eventually([&] { return load.all_delivered(); }, 90s)) << "not every stored message reached the group";
