@@ -34,6 +34,7 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     ('queen.pop_fused',                 'custom',   NULL, NULL),
     ('queen_proxy.pop_fused_part',      'on_shard', NULL, 'queen.pop_fused_part'),
     ('queen_proxy.shard_ready_at_every', 'every',   NULL, 'queen.shard_ready_at'),
+    ('queen_proxy.shard_ready_at_on',   'on_shard', NULL, 'queen.shard_ready_at'),
     ('queen.ack',                       'custom',   NULL, NULL),
     ('queen_proxy.ack_part',            'split',    'p_shards', 'queen.ack_part'),
     ('queen.ack_fused',                 'custom',   NULL, NULL),

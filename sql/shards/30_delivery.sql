@@ -2,6 +2,17 @@
 -- shards' signatures, bodies that split a call by shard or look at shard databases in turn
 -- through the generated queen_proxy.* functions.
 
+-- queen_proxy.unavailable(sqlstate, message): whether a failure is a shard database's absence
+-- for a while (it cannot be reached, or it was lost during the call, or the logical shard is
+-- being moved: QNMOV) rather than an answer: the same call may succeed later.
+CREATE OR REPLACE FUNCTION queen_proxy.unavailable(p_sqlstate text, p_message text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT p_sqlstate LIKE '08%' OR p_sqlstate IN ('57P01', '57P02', '57P03', 'QNMOV')
+           OR (p_sqlstate = 'XX000' AND p_message LIKE 'PL/Proxy function %')
+$$;
+
 -- queen_proxy.reraise(sqlstate, message): raises again an error met calling the shards, as
 -- the broker must see it. A shard PL/Proxy could not reach, or lost mid-call, becomes QN503
 -- naming the shard's database (the broker answers 503; a push's retry with the same
@@ -14,8 +25,7 @@ AS $$
 DECLARE
     v_database text := substring(p_message FROM '^\S+\(\d+\): \[([^]]+)\]');
 BEGIN
-    IF p_sqlstate LIKE '08%' OR p_sqlstate IN ('57P01', '57P02', '57P03')
-       OR (p_sqlstate = 'XX000' AND p_message LIKE 'PL/Proxy function %') THEN
+    IF p_sqlstate <> 'QNMOV' AND queen_proxy.unavailable(p_sqlstate, p_message) THEN
         RAISE EXCEPTION 'shard database % is unavailable; retry with the same transaction ids',
               coalesce(v_database, substring(p_message FROM '\[([^]]+)\]'), '(unknown)')
               USING ERRCODE = 'QN503';
@@ -159,11 +169,51 @@ BEGIN
        AND v_cached[2]::double precision > extract(epoch FROM clock_timestamp()) - 1 THEN
         RETURN v_cached[3]::integer[];
     END IF;
-    SELECT array_agg(r.logical_shard ORDER BY r.ready_at NULLS LAST, random()) INTO v_order
-      FROM queen_proxy.shard_ready_at_every(p_queue, p_group) r;
+    BEGIN
+        SELECT array_agg(r.logical_shard ORDER BY r.ready_at NULLS LAST, random()) INTO v_order
+          FROM queen_proxy.shard_ready_at_every(p_queue, p_group) r;
+    EXCEPTION WHEN OTHERS THEN
+        v_order := queen_proxy.reachable_ready_order(p_queue, p_group);
+    END;
     PERFORM set_config('queen_proxy.ready_order',
                        v_key || '|' || extract(epoch FROM clock_timestamp()) || '|' || v_order::text, false);
     RETURN v_order;
+END;
+$$;
+
+-- queen_proxy.reachable_ready_order(queue, group): queen_proxy.ready_order when the one call to
+-- every database failed (one is down or switching over): each database asked on its own, those
+-- that cannot answer left out, so that the others' messages are served meanwhile (a parked
+-- long-poll asks again at its next re-check). When none answers, the last failure is raised.
+CREATE OR REPLACE FUNCTION queen_proxy.reachable_ready_order(p_queue text, p_group text)
+RETURNS integer[]
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    v_shard   integer;
+    v_ready   timestamptz;
+    v_found   integer;
+    v_order   integer[] := '{}';
+    v_readies timestamptz[] := '{}';
+    v_state   text;
+    v_message text;
+BEGIN
+    FOREACH v_shard IN ARRAY queen_proxy.database_shards() LOOP
+        BEGIN
+            SELECT r.logical_shard, r.ready_at INTO v_found, v_ready
+              FROM queen_proxy.shard_ready_at_on(v_shard, p_queue, p_group) r;
+            v_order := v_order || v_shard;
+            v_readies := v_readies || v_ready;
+        EXCEPTION WHEN OTHERS THEN
+            v_state := SQLSTATE;
+            v_message := SQLERRM;
+        END;
+    END LOOP;
+    IF cardinality(v_order) = 0 THEN
+        PERFORM queen_proxy.reraise(v_state, v_message);
+    END IF;
+    RETURN ARRAY(SELECT o.shard FROM unnest(v_order, v_readies) AS o(shard, ready_at)
+                  ORDER BY o.ready_at NULLS LAST, random());
 END;
 $$;
 
@@ -194,6 +244,9 @@ DECLARE
     v_c4      bigint[] := array_fill(0::bigint, ARRAY[greatest(n, 1)]);
     v_last    bigint;     -- the partition of the previous row (a span's rows are consecutive)
     v_req     integer;
+    v_answered boolean := false;  -- some database answered
+    v_state   text;               -- the last failure of a database that could not
+    v_message text;
     x         record;
 BEGIN
     v_at := queen_proxy.register_everywhere(p_queue, p_group, p_subscribe_all, p_subscription_at);
@@ -202,49 +255,64 @@ BEGIN
           FROM generate_series(1, n) AS i WHERE v_left[i] > 0 AND v_slots[i] > 0;
         EXIT WHEN v_pending IS NULL;
         v_last := NULL;
-        FOR x IN
-            SELECT * FROM queen_proxy.pop_fused_part(
-                v_shard, ARRAY(SELECT v_lease[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
-                p_queue, p_group,
-                ARRAY(SELECT v_left[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
-                ARRAY(SELECT v_slots[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
-                p_auto_ack, p_subscribe_all, v_at)
-        LOOP
-            v_req := v_pending[x.request];
-            IF x.partition_id IS NULL THEN  -- a counts row
-                v_counted[v_req] := true;
-                v_c1[v_req] := v_c1[v_req] + coalesce(x.leases_expired, 0);
-                v_c2[v_req] := v_c2[v_req] + coalesce(x.redelivered, 0);
-                v_c3[v_req] := v_c3[v_req] + coalesce(x.lease_dead_letters, 0);
-                v_c4[v_req] := v_c4[v_req] + coalesce(x.expired_dead_letters, 0);
-                CONTINUE;
+        -- A database that cannot answer now (down, switching over, its shard being moved) is
+        -- left out of this pop; the others are served. PL/Proxy has every row of a call before
+        -- the first is read, so a failure comes before this visit returned anything.
+        BEGIN
+            FOR x IN
+                SELECT * FROM queen_proxy.pop_fused_part(
+                    v_shard, ARRAY(SELECT v_lease[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
+                    p_queue, p_group,
+                    ARRAY(SELECT v_left[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
+                    ARRAY(SELECT v_slots[i] FROM unnest(v_pending) WITH ORDINALITY AS u(i, o) ORDER BY o),
+                    p_auto_ack, p_subscribe_all, v_at)
+            LOOP
+                v_req := v_pending[x.request];
+                IF x.partition_id IS NULL THEN  -- a counts row
+                    v_counted[v_req] := true;
+                    v_c1[v_req] := v_c1[v_req] + coalesce(x.leases_expired, 0);
+                    v_c2[v_req] := v_c2[v_req] + coalesce(x.redelivered, 0);
+                    v_c3[v_req] := v_c3[v_req] + coalesce(x.lease_dead_letters, 0);
+                    v_c4[v_req] := v_c4[v_req] + coalesce(x.expired_dead_letters, 0);
+                    CONTINUE;
+                END IF;
+                IF v_lease[v_req] IS NULL THEN
+                    v_lease[v_req] := x.lease_id;
+                END IF;
+                IF v_last IS DISTINCT FROM x.partition_id THEN  -- a new span: its partition and messages
+                    v_last := x.partition_id;
+                    v_slots[v_req] := v_slots[v_req] - 1;
+                    v_left[v_req] := v_left[v_req] - (x.span_end - x.span_start)::integer
+                                     + coalesce(cardinality(x.skip_offsets), 0);
+                END IF;
+                request := v_req;
+                partition_id := x.partition_id;
+                partition_name := x.partition_name;
+                lease_id := x.lease_id;
+                span_start := x.span_start;
+                span_end := x.span_end;
+                seg_first := x.seg_first;
+                seg_codec := x.seg_codec;
+                seg_body := x.seg_body;
+                skip_offsets := x.skip_offsets;
+                leases_expired := NULL;
+                redelivered := NULL;
+                lease_dead_letters := NULL;
+                expired_dead_letters := NULL;
+                RETURN NEXT;
+            END LOOP;
+            v_answered := true;
+        EXCEPTION WHEN OTHERS THEN
+            IF NOT queen_proxy.unavailable(SQLSTATE, SQLERRM) THEN
+                RAISE;
             END IF;
-            IF v_lease[v_req] IS NULL THEN
-                v_lease[v_req] := x.lease_id;
-            END IF;
-            IF v_last IS DISTINCT FROM x.partition_id THEN  -- a new span: its partition and messages
-                v_last := x.partition_id;
-                v_slots[v_req] := v_slots[v_req] - 1;
-                v_left[v_req] := v_left[v_req] - (x.span_end - x.span_start)::integer
-                                 + coalesce(cardinality(x.skip_offsets), 0);
-            END IF;
-            request := v_req;
-            partition_id := x.partition_id;
-            partition_name := x.partition_name;
-            lease_id := x.lease_id;
-            span_start := x.span_start;
-            span_end := x.span_end;
-            seg_first := x.seg_first;
-            seg_codec := x.seg_codec;
-            seg_body := x.seg_body;
-            skip_offsets := x.skip_offsets;
-            leases_expired := NULL;
-            redelivered := NULL;
-            lease_dead_letters := NULL;
-            expired_dead_letters := NULL;
-            RETURN NEXT;
-        END LOOP;
+            v_state := SQLSTATE;
+            v_message := SQLERRM;
+        END;
     END LOOP;
+    IF NOT v_answered AND v_state IS NOT NULL THEN  -- no database could answer
+        PERFORM queen_proxy.reraise(v_state, v_message);
+    END IF;
     FOR v_req IN 1 .. n LOOP
         CONTINUE WHEN NOT v_counted[v_req];
         request := v_req;

@@ -20,9 +20,21 @@ BEGIN
                      AND r.checked_at > now() - interval '1 minute') THEN
         RETURN v_at;
     END IF;
-    PERFORM queen_proxy.register_group_on_all(p_queue, p_group, CASE WHEN p_subscribe_all THEN NULL ELSE v_at END,
-                                              CASE WHEN p_subscription_at IS NULL AND NOT p_subscribe_all
-                                                   THEN v_at END);
+    BEGIN
+        PERFORM queen_proxy.register_group_on_all(p_queue, p_group, CASE WHEN p_subscribe_all THEN NULL ELSE v_at END,
+                                                  CASE WHEN p_subscription_at IS NULL AND NOT p_subscribe_all
+                                                       THEN v_at END);
+    EXCEPTION WHEN OTHERS THEN
+        -- A database that cannot be reached (down, switching over) fails the refresh of a group
+        -- registered everywhere before: its pops of the other databases go on, and the refresh
+        -- is tried again in a minute. A group never registered waits for every database.
+        UPDATE queen_proxy.registered_groups r SET checked_at = now()
+         WHERE r.queue_name = p_queue AND r.consumer_group = p_group;
+        IF NOT FOUND THEN
+            RAISE;
+        END IF;
+        RETURN v_at;
+    END;
     INSERT INTO queen_proxy.registered_groups (queue_name, consumer_group) VALUES (p_queue, p_group)
     ON CONFLICT (queue_name, consumer_group) DO UPDATE SET checked_at = now();
     RETURN v_at;
