@@ -15,9 +15,10 @@ ROUTE = re.compile(r"\(\s*'(queen(?:_proxy)?\.[a-z_0-9]+)'\s*,\s*'([a-z_]+)'")
 # runs on every shard database (docs/scaling.md, "Where state lives"); and the proxy's own
 # queen.shard_databases (sql/shards/10_cluster.sql).
 DIRECT = {"run_housekeeping", "raise_claim_floors", "shard_databases"}
-# Files that talk to a database as a whole, not through the store: the migrator and
-# `queen shards init`.
-SKIPPED = {"schema/migrator.cpp", "schema/shard_proxy_installer.cpp"}
+# Files that talk to a database as a whole, not through the proxy: the migrator,
+# `queen shards init`, and `queen shards move` (its calls run on each shard database and on
+# each proxy by name).
+SKIPPED = {"schema/migrator.cpp", "schema/shard_proxy_installer.cpp", "store/shard_move_store.cpp"}
 
 
 def called(broker_dir):

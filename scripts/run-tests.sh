@@ -115,15 +115,16 @@ suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"
 SHARDS="${INTEGRATION_SHARDS:-2}"
 echo "==== integration and integration-ext: $SHARDS shards each, at once (output follows when all end)"
-gtest_shards integration "$SHARDS" "$BUILD_DIR/queen_integration_tests" --gtest_filter=-Shards*:Failover*
+gtest_shards integration "$SHARDS" "$BUILD_DIR/queen_integration_tests" --gtest_filter=-Shards*:Failover*:ShardMoves*
 gtest_shards integration-ext "$SHARDS" env QUEEN_TEST_EXTENSION=1 "$BUILD_DIR/queen_integration_tests" \
-  --gtest_filter=-Shards*:Failover*
+  --gtest_filter=-Shards*:Failover*:ShardMoves*
 finish_background
-# The sharded deployment's tests (Shards*) and the failover tests (Failover*, a pg_auto_failover
-# monitor and two nodes each) run once, after the passes above: beside the passes they would
-# starve the passes' timers.
+# The sharded deployment's tests (Shards*), the failover tests (Failover*, a pg_auto_failover
+# monitor and two nodes each) and the shard-move tests (ShardMoves*) run once, after the
+# passes above: beside the passes they would starve the passes' timers.
 suite integration-shards gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Shards*
 suite integration-failover gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Failover*
+suite integration-moves gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=ShardMoves*
 # The delivery suites again (push, pop, ack, groups, dead letters, transactions, leases, dedup,
 # long-polls, subscriptions, messages, streams, time rules, the crash pipeline, encryption,
 # resources, tenancy), through a proxy over four shard databases on two clusters

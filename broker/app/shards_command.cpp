@@ -1,5 +1,7 @@
 #include "app/shards_command.hpp"
 
+#include "app/shard_move.hpp"
+
 #include "schema/shard_proxy_installer.hpp"
 #include "store/shards_store.hpp"
 
@@ -14,7 +16,8 @@ namespace {
 
 constexpr const char* usage =
     "usage: queen shards init --proxy <url> --shard <url> [--shard <url>...] [--logical-shards N]\n"
-    "       queen shards status --proxy <url>\n";
+    "       queen shards status --proxy <url>\n"
+    "       queen shards move <logical shard> --to <url> --proxy <url> [--proxy <url>...]\n";
 
 // How long init waits for a database that is still starting.
 constexpr std::chrono::milliseconds connect_wait{10000};
@@ -22,21 +25,48 @@ constexpr std::chrono::milliseconds connect_wait{10000};
 struct shard_arguments {
     std::string command;
     schema::shard_layout layout;
+    shard_move_request move;
 };
+
+// A logical shard's number; throws std::invalid_argument naming the text.
+int logical_shard_number(const std::string& text) {
+    std::size_t used = 0;
+    int n = -1;
+    try {
+        n = std::stoi(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || n < 0)
+        throw std::invalid_argument("the logical shard must be a number, not '" + text + "'");
+    return n;
+}
 
 // The arguments after `shards`; throws std::invalid_argument naming what is wrong.
 shard_arguments parse(const std::vector<std::string>& args) {
-    if (args.empty()) throw std::invalid_argument("a command is needed (init or status)");
+    if (args.empty()) throw std::invalid_argument("a command is needed (init, status or move)");
     shard_arguments out;
     out.command = args[0];
-    if (out.command != "init" && out.command != "status")
-        throw std::invalid_argument("unknown command '" + out.command + "' (init or status)");
-    for (std::size_t i = 1; i < args.size(); ++i) {
+    if (out.command != "init" && out.command != "status" && out.command != "move")
+        throw std::invalid_argument("unknown command '" + out.command + "' (init, status or move)");
+    std::size_t first_flag = 1;
+    if (out.command == "move") {
+        if (args.size() < 2 || args[1].rfind("--", 0) == 0)
+            throw std::invalid_argument("move needs the logical shard to move");
+        out.move.logical_shard = logical_shard_number(args[1]);
+        first_flag = 2;
+    }
+    for (std::size_t i = first_flag; i < args.size(); ++i) {
         const std::string& flag = args[i];
         if (i + 1 >= args.size()) throw std::invalid_argument(flag + " needs a value");
         const std::string& value = args[++i];
-        if (flag == "--proxy") {
+        if (flag == "--proxy" && out.command == "move") {
+            out.move.proxies.push_back(value);
             out.layout.proxy = value;
+        } else if (flag == "--proxy") {
+            out.layout.proxy = value;
+        } else if (flag == "--to" && out.command == "move") {
+            out.move.target = value;
         } else if (flag == "--shard" && out.command == "init") {
             out.layout.shards.push_back(value);
         } else if (flag == "--logical-shards" && out.command == "init") {
@@ -56,6 +86,7 @@ shard_arguments parse(const std::vector<std::string>& args) {
         }
     }
     if (out.layout.proxy.empty()) throw std::invalid_argument("--proxy is needed");
+    if (out.command == "move" && out.move.target.empty()) throw std::invalid_argument("--to is needed");
     if (out.command == "init") {
         if (out.layout.shards.empty()) throw std::invalid_argument("at least one --shard is needed");
         if (static_cast<int>(out.layout.shards.size()) > out.layout.logical_shards)
@@ -84,6 +115,23 @@ int status(const std::string& proxy) {
     return 0;
 }
 
+int move(const shard_move_request& request) {
+    const auto r = move_shard(request, connect_wait);
+    if (r.finished_earlier) {
+        fmt::print("logical shard {} was already on {}; the interrupted move's source released it\n",
+                   request.logical_shard, r.target);
+        return 0;
+    }
+    fmt::print("logical shard {} moved: {} partitions ({} rows) from {} to {}; its writes waited {} ms\n",
+               request.logical_shard, r.partitions, r.rows, r.source, r.target, r.fenced.count());
+    if (r.target_new)
+        fmt::print(
+            "{} is a new shard database{}: restart the brokers (one at a time) so that they listen and run "
+            "housekeeping there\n",
+            r.target, r.extension ? " (queen_ext installed)" : "");
+    return 0;
+}
+
 }  // namespace
 
 int shards_command(const std::vector<std::string>& args) {
@@ -95,7 +143,9 @@ int shards_command(const std::vector<std::string>& args) {
         return 2;
     }
     try {
-        return parsed.command == "init" ? init(parsed.layout) : status(parsed.layout.proxy);
+        if (parsed.command == "init") return init(parsed.layout);
+        if (parsed.command == "move") return move(parsed.move);
+        return status(parsed.layout.proxy);
     } catch (const std::exception& e) {
         fmt::print(stderr, "queen shards {}: {}\n", parsed.command, e.what());
         return 1;

@@ -18,6 +18,11 @@ bool pg_error::retryable() const noexcept {
     }
 }
 
+bool database_unavailable(const pg_error& e) noexcept {
+    return e.kind() == pg_error_kind::connection_lost || e.sqlstate() == sqlstate_shard_unreachable ||
+           e.sqlstate() == sqlstate_shard_moving;
+}
+
 pg_error_kind classify_sqlstate(const std::string& sqlstate) {
     if (sqlstate.size() != 5) return pg_error_kind::other;
     if (sqlstate.compare(0, 2, "08") == 0) return pg_error_kind::connection_lost;

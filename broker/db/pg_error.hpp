@@ -31,4 +31,13 @@ private:
 // Maps a SQLSTATE to its kind.
 pg_error_kind classify_sqlstate(const std::string& sqlstate);
 
+// SQLSTATEs our procedures raise that the broker answers by waiting rather than refusing.
+inline constexpr const char* sqlstate_shard_unreachable = "QN503";  // a shard proxy lost a shard database
+inline constexpr const char* sqlstate_shard_moving = "QNMOV";       // a logical shard is being moved
+
+// Whether the failure is the database's (or a shard's) absence for a while: a lost
+// connection, a shard the proxy cannot reach, a logical shard being moved
+// (docs/scaling.md). The same call may succeed once it is over.
+bool database_unavailable(const pg_error& e) noexcept;
+
 }  // namespace queen::db

@@ -4,6 +4,7 @@
 #include "db/sync_connection.hpp"
 #include "schema/migrator.hpp"
 #include "schema/sql_bundle.hpp"
+#include "store/shard_move_store.hpp"
 
 #include <stdexcept>
 #include <vector>
@@ -48,14 +49,41 @@ std::string hosted_array(std::size_t index, std::size_t count, int logical_shard
     return out + "}";
 }
 
-void prepare_shard(const shard_layout& layout, std::size_t index, std::chrono::milliseconds connect_wait,
-                   shard_install_report& report) {
+// The logical shards each of `shards` hosts: those the proxy's cluster maps to it once the
+// cluster exists (moves may have changed the first layout), else every one whose number is
+// its index mod count (queen_proxy.configure_cluster maps them the same way).
+std::vector<std::string> hosted_arrays(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
+    std::vector<std::string> mapping;
+    if (is_shard_proxy(layout.proxy, connect_wait)) {
+        auto proxy = db::sync_connection::connect_with_retry(layout.proxy, connect_wait);
+        mapping = store::read_shard_mapping(proxy);
+    }
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < layout.shards.size(); ++i) {
+        if (mapping.empty()) {
+            out.push_back(hosted_array(i, layout.shards.size(), layout.logical_shards));
+            continue;
+        }
+        const std::string keyword = db::keyword_conninfo(layout.shards[i]);
+        std::string hosted = "{";
+        for (std::size_t s = 0; s < mapping.size(); ++s)
+            if (mapping[s] == keyword) hosted += (hosted.size() > 1 ? "," : "") + std::to_string(s);
+        if (hosted.size() == 1)
+            throw std::runtime_error("shard " + layout.shards[i] +
+                                     " hosts no logical shard of the proxy's cluster (init takes the databases "
+                                     "`queen shards status` lists)");
+        out.push_back(hosted + "}");
+    }
+    return out;
+}
+
+void prepare_shard(const shard_layout& layout, std::size_t index, const std::string& hosted,
+                   std::chrono::milliseconds connect_wait, shard_install_report& report) {
     const std::string& conninfo = layout.shards[index];
-    apply(conninfo, connect_wait);
+    report.extension.push_back(prepare_shard_schema(conninfo, connect_wait));
     auto c = db::sync_connection::connect_with_retry(conninfo, connect_wait);
-    report.extension.push_back(install_extension_if_available(c));
     c.exec("SELECT queen.become_shard($1::integer, $2::integer[])", "making the database a shard",
-           {std::to_string(layout.logical_shards), hosted_array(index, layout.shards.size(), layout.logical_shards)});
+           {std::to_string(layout.logical_shards), hosted});
 }
 
 int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
@@ -88,9 +116,10 @@ int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_
 shard_install_report install_shards(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
     if (layout.shards.empty()) throw std::runtime_error("at least one --shard is needed");
     shard_install_report report;
+    const auto hosted = hosted_arrays(layout, connect_wait);
     for (std::size_t i = 0; i < layout.shards.size(); ++i) {
         try {
-            prepare_shard(layout, i, connect_wait, report);
+            prepare_shard(layout, i, hosted[i], connect_wait, report);
         } catch (const std::exception& e) {
             throw std::runtime_error("shard " + layout.shards[i] + ": " + e.what());
         }
@@ -101,6 +130,12 @@ shard_install_report install_shards(const shard_layout& layout, std::chrono::mil
         throw std::runtime_error("proxy " + layout.proxy + ": " + e.what());
     }
     return report;
+}
+
+bool prepare_shard_schema(const std::string& conninfo, std::chrono::milliseconds connect_wait) {
+    apply(conninfo, connect_wait);
+    auto c = db::sync_connection::connect_with_retry(conninfo, connect_wait);
+    return install_extension_if_available(c);
 }
 
 bool is_shard_proxy(const std::string& conninfo, std::chrono::milliseconds connect_wait) {

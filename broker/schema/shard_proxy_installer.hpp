@@ -24,6 +24,10 @@ struct shard_install_report {
 // Installs the layout; throws std::runtime_error naming the database and step that failed.
 shard_install_report install_shards(const shard_layout& layout, std::chrono::milliseconds connect_wait);
 
+// Applies the stock schema to a shard database and installs queen_ext where PostgreSQL has
+// it; whether queen_ext is there after.
+bool prepare_shard_schema(const std::string& conninfo, std::chrono::milliseconds connect_wait);
+
 // Whether this database is a shard proxy (it serves queen.shard_databases()).
 bool is_shard_proxy(const std::string& conninfo, std::chrono::milliseconds connect_wait);
 

@@ -30,7 +30,8 @@ COMMENT ON FUNCTION queen.partition_hosted(text, text) IS
 -- drawn from the sequence becomes id * logical_shards + the partition's logical shard, so a
 -- partition id names its shard (acks, seeks and traces route by id, with no lookup). A
 -- partition of a logical shard this database does not host is refused (QN409): a call was
--- routed to the wrong shard, and storing it here would hide it from every reader.
+-- routed to the wrong shard, and storing it here would hide it from every reader. A move's
+-- import (88_shard_moves.sql) inserts partitions with the ids they have.
 CREATE OR REPLACE FUNCTION queen.partition_id_with_shard()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -41,7 +42,7 @@ DECLARE
     v_shard    integer;
 BEGIN
     SELECT * INTO v_identity FROM queen.shard_identity;
-    IF NOT FOUND THEN
+    IF NOT FOUND OR current_setting('queen.shard_move', true) = 'on' THEN  -- a move's import keeps its ids
         RETURN NEW;
     END IF;
     SELECT name INTO v_queue FROM queen.queues WHERE id = NEW.queue_id;
@@ -68,7 +69,7 @@ DECLARE
     v_n integer;
 BEGIN
     SELECT logical_shards INTO v_n FROM queen.shard_identity;
-    IF v_n IS NOT NULL THEN
+    IF v_n IS NOT NULL AND current_setting('queen.shard_move', true) IS DISTINCT FROM 'on' THEN
         NEW.id := NEW.id * v_n + (NEW.partition_id & (v_n - 1));
     END IF;
     RETURN NEW;

@@ -8,6 +8,7 @@
 // (scripts/run-tests.sh).
 #include "auto_failover.hpp"
 #include "sharded_deployment.hpp"
+#include "steady_load.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -26,129 +27,6 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-constexpr int lanes = 12;
-
-// Steady load on `queue` through a broker: a producer pushing one message at a time to `lanes`
-// lanes (payload {lane, seq}), each retried with its transaction id until it is answered 201, as
-// a client retries; and a consumer group `g` popping with long-polls and acknowledging what it
-// got. What each side saw is kept for the accounting.
-class steady_load {
-public:
-    steady_load(unsigned short port, std::string queue) : port_(port), queue_(std::move(queue)) {
-        producer_ = std::thread([this] { produce(); });
-        consumer_ = std::thread([this] { consume(); });
-    }
-    ~steady_load() {
-        stop_producing();
-        stop_consuming();
-    }
-
-    int produced() const { return produced_; }
-    // Waits until at least `n` messages were produced.
-    void wait_produced(int n) const {
-        while (produced_ < n) std::this_thread::sleep_for(20ms);
-    }
-    void stop_producing() {
-        stopping_producer_ = true;
-        if (producer_.joinable()) producer_.join();
-    }
-    void stop_consuming() {
-        stopping_consumer_ = true;
-        if (consumer_.joinable()) consumer_.join();
-    }
-    // Whether every answered push has been delivered to the group.
-    bool all_delivered() {
-        std::lock_guard<std::mutex> lock(mu_);
-        for (const auto& txid : answered_)
-            if (!deliveries_.count(txid)) return false;
-        return true;
-    }
-
-    // After both stopped:
-    const std::set<std::string>& answered() const { return answered_; }  // pushes answered 201
-    std::set<std::string> delivered() const {
-        std::set<std::string> out;
-        for (const auto& [txid, times] : deliveries_) out.insert(txid);
-        return out;
-    }
-    int out_of_order() const { return out_of_order_; }  // first deliveries out of lane order
-    // How the pushes were answered: "queued", "buffered", … and each refusal's HTTP status.
-    const std::map<std::string, int>& push_answers() const { return push_answers_; }
-    int refused_pops() const { return refused_pops_; }
-
-private:
-    void produce() {
-        http_client c("127.0.0.1", port_);
-        for (int n = 0; !stopping_producer_; ++n) {
-            const std::string txid = queue_ + "-" + std::to_string(n);
-            const json item{{"queue", queue_}, {"partition", "lane" + std::to_string(n % lanes)},
-                            {"transactionId", txid}, {"payload", {{"lane", n % lanes}, {"seq", n / lanes}}}};
-            for (int attempt = 0; attempt < 600; ++attempt) {
-                auto r = c.post("/api/v1/push", json{{"items", json::array({item})}});
-                const bool stored = r.status == 201;
-                {
-                    std::lock_guard<std::mutex> lock(mu_);
-                    if (stored) answered_.insert(txid);
-                    ++push_answers_[stored ? json::parse(r.body)[0]["status"].get<std::string>()
-                                           : "refused " + std::to_string(r.status)];
-                }
-                if (stored) break;
-                std::this_thread::sleep_for(100ms);
-            }
-            ++produced_;
-            std::this_thread::sleep_for(5ms);
-        }
-    }
-    void consume() {
-        http_client c("127.0.0.1", port_);
-        while (!stopping_consumer_) {
-            auto r = c.get("/api/v1/pop/queue/" + queue_ + "?consumerGroup=g&batch=20&wait=true&timeout=1000");
-            if (r.status == 204) continue;
-            if (r.status != 200) {
-                ++refused_pops_;
-                std::this_thread::sleep_for(100ms);
-                continue;
-            }
-            const json body = json::parse(r.body);
-            json acks = json::array();
-            {
-                std::lock_guard<std::mutex> lock(mu_);
-                for (const auto& m : body["messages"]) {
-                    const std::string txid = m["transactionId"];
-                    const int lane = m["data"]["lane"], seq = m["data"]["seq"];
-                    if (deliveries_[txid]++ == 0) {
-                        if (seq != next_first_[lane]) ++out_of_order_;
-                        next_first_[lane] = seq + 1;
-                    }
-                    acks.push_back({{"transactionId", txid}, {"partitionId", m["partitionId"]},
-                                    {"leaseId", m["leaseId"]}, {"status", "completed"}});
-                }
-            }
-            // An ack lost in the switch leaves its span to be delivered again after its lease.
-            c.post("/api/v1/ack/batch", json{{"consumerGroup", "g"}, {"acknowledgments", acks}});
-        }
-    }
-
-    unsigned short port_;
-    std::string queue_;
-    std::mutex mu_;
-    std::set<std::string> answered_;
-    std::map<std::string, int> deliveries_;  // transaction id -> times delivered
-    std::map<int, int> next_first_;          // lane -> the seq its next first delivery must have
-    std::map<std::string, int> push_answers_;
-    int out_of_order_ = 0;
-    std::atomic<int> produced_{0}, refused_pops_{0};
-    std::atomic<bool> stopping_producer_{false}, stopping_consumer_{false};
-    std::thread producer_, consumer_;
-};
-
-std::string summary(const steady_load& load) {
-    std::string out = "pushed " + std::to_string(load.produced()) + ", answered " +
-                      std::to_string(load.answered().size()) + " (";
-    for (const auto& [answer, n] : load.push_answers()) out += std::to_string(n) + " " + answer + ", ";
-    return out + std::to_string(load.refused_pops()) + " pops refused)";
-}
 
 TEST(Failover, KillingThePrimaryUnderLoadLosesAndDoublesNothing) {
     auto_failover_formation f;
@@ -196,7 +74,7 @@ TEST(Failover, KillingThePrimaryUnderLoadLosesAndDoublesNothing) {
     }, 60s)) << "the group did not acknowledge every message";
     load.stop_consuming();
 
-    std::cout << "[ failover ] " << summary(load) << "\n";
+    std::cout << "[ failover ] " << load.summary() << "\n";
     EXPECT_EQ(static_cast<int>(load.answered().size()), load.produced()) << "every push was answered in the end";
     EXPECT_EQ(f.run_sql(new_primary, "SELECT count(*) FROM queen.messages WHERE queue = 'fo'"),
               std::to_string(load.answered().size()))
@@ -237,7 +115,7 @@ TEST(Failover, AShardsPrimaryKilledUnderLoadLosesAndDoublesNothing) {
         for (const auto& id : d.rows_on_shard(i, ids)) stored.insert(id);
     const auto on_formation = f.rows(new_primary, ids);
     stored.insert(on_formation.begin(), on_formation.end());
-    std::cout << "[ failover ] " << summary(load) << ", stored " << stored.size() << " (" << on_formation.size()
+    std::cout << "[ failover ] " << load.summary() << ", stored " << stored.size() << " (" << on_formation.size()
               << " on the formation's shard)\n";
     EXPECT_GT(load.push_answers().count("refused 503"), 0u) << "no push met the shard's switch";
     EXPECT_EQ(static_cast<int>(load.answered().size()), load.produced());

@@ -110,17 +110,15 @@ asio::awaitable<pop_result> pop_once(broker_context& ctx, const pop_params& p, c
 }
 
 // A long-poll's claim: nullopt while the database (or a shard of it) cannot be reached (a
-// failover, a restart), so
-// that the poll stays parked and claims again at its next wake-up or re-check instead of
-// answering 503; at its deadline it answers 204 as for an empty queue. A claim that committed
+// failover, a restart, a logical shard's move), so that the poll stays parked and claims again at its next wake-up or
+// re-check instead of answering 503; at its deadline it answers 204 as for an empty queue. A claim that committed
 // before its connection was lost leaves a lease that expires (docs/deployment.md, "Failover").
 asio::awaitable<std::optional<pop_result>> claim_while_parked(broker_context& ctx, const pop_params& p,
                                                               const domain::tenant_scope& tenant) {
     try {
         co_return co_await pop_once(ctx, p, tenant);
     } catch (const db::pg_error& e) {
-        // QN503: a shard proxy could not reach a shard database (docs/scaling.md).
-        if (e.kind() != db::pg_error_kind::connection_lost && e.sqlstate() != "QN503") throw;
+        if (!db::database_unavailable(e)) throw;
         log::debug("pop: a parked long-poll of {} waits for the database: {}", p.queue, e.what());
     }
     co_return std::nullopt;

@@ -30,11 +30,14 @@ boost::asio::awaitable<http::response> handle_push(broker_context& ctx, http::re
     try {
         if (!items.empty()) outcomes = co_await ctx.fusion.push(items);
     } catch (const db::pg_error& e) {
-        if (e.kind() != db::pg_error_kind::connection_lost) throw;
+        // A logical shard being moved takes pushes again in seconds; a shard the proxy cannot
+        // reach answers 503 (its outage may be long, and spooling would hold every push back).
+        if (e.kind() != db::pg_error_kind::connection_lost && e.sqlstate() != db::sqlstate_shard_moving) throw;
         log::warn("push: database unavailable ({}); {} item(s) go to the spool", e.what(), items.size());
         database_lost = true;
     }
-    // The attempt may have committed before the connection was lost: spooled "in doubt".
+    // The attempt may have committed before the connection was lost (or, over shards, on the
+    // other shards): spooled "in doubt".
     if (database_lost) co_return co_await spool_push(ctx, items, accepted_at, true, rc.tenant);
     if (!items.empty()) record_push(ctx.activity, ctx.prometheus, items, outcomes);
     std::string out = render_push_answers(items, outcomes, rc.tenant);

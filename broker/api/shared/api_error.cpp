@@ -1,5 +1,7 @@
 #include "api/shared/api_error.hpp"
 
+#include "db/pg_error.hpp"
+
 namespace queen::api {
 
 boost::beast::http::status status_of(error_code code) {
@@ -34,7 +36,8 @@ api_error from_procedure(const std::string& sqlstate, const std::string& message
     if (sqlstate == "QN404") return api_error(error_code::not_found, message);
     if (sqlstate == "QN409") return api_error(error_code::conflict, message);
     if (sqlstate == "QN501") return api_error(error_code::not_implemented, message);
-    if (sqlstate == "QN503") return api_error(error_code::unavailable, message, 1);
+    if (sqlstate == db::sqlstate_shard_unreachable || sqlstate == db::sqlstate_shard_moving)
+        return api_error(error_code::unavailable, message, 1);
     return api_error(error_code::bad_request, message);
 }
 
