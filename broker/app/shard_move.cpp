@@ -37,8 +37,8 @@ void retry_while_busy(Step step, const char* what) {
             step();
             return;
         } catch (const db::pg_error& e) {
-            const bool busy = e.sqlstate() == db::sqlstate::lock_not_available ||
-                              e.sqlstate() == db::sqlstate::deadlock_detected;
+            const bool busy =
+                e.sqlstate() == db::sqlstate::lock_not_available || e.sqlstate() == db::sqlstate::deadlock_detected;
             if (!busy || clock::now() > deadline) throw;
             log::debug("{}: tables busy, trying again", what);
         }
@@ -71,7 +71,8 @@ std::vector<std::string> agreed_mapping(std::vector<db::sync_connection>& proxie
     for (std::size_t i = 0; i < proxies.size(); ++i) {
         auto m = store::read_shard_mapping(proxies[i]);
         if (m.empty()) throw std::runtime_error("proxy " + urls[i] + " has no shard cluster (run queen shards init)");
-        if (i == 0) mapping = std::move(m);
+        if (i == 0)
+            mapping = std::move(m);
         else if (m != mapping)
             throw std::runtime_error("proxy " + urls[i] + " maps the logical shards otherwise than " + urls[0] +
                                      " (run queen shards init on it with the same databases)");
@@ -130,8 +131,10 @@ bool take_up_interrupted_move(std::vector<db::sync_connection>& proxies, const s
             }
         } catch (const std::exception& e) {
             // No call ever reached that copy; it only takes room.
-            log::warn("the earlier target {} could not be cleaned ({}); queen.shard_release of logical shard {} there removes its copy",
-                      earlier->target, e.what(), shard);
+            log::warn(
+                "the earlier target {} could not be cleaned ({}); queen.shard_release of logical shard {} there "
+                "removes its copy",
+                earlier->target, e.what(), shard);
         }
     }
     return false;
@@ -142,12 +145,13 @@ bool take_up_interrupted_move(std::vector<db::sync_connection>& proxies, const s
 shard_move_report move_shard(const shard_move_request& request, std::chrono::milliseconds connect_wait) {
     const int shard = request.logical_shard;
     std::vector<db::sync_connection> proxies;
-    for (const auto& url : request.proxies) proxies.push_back(db::sync_connection::connect_with_retry(url, connect_wait));
+    for (const auto& url : request.proxies)
+        proxies.push_back(db::sync_connection::connect_with_retry(url, connect_wait));
     const auto mapping = agreed_mapping(proxies, request.proxies);
     const int logical_shards = static_cast<int>(mapping.size());
     if (shard < 0 || shard >= logical_shards)
-        throw std::invalid_argument(fmt::format("logical shard {} does not exist (the cluster has 0..{})", shard,
-                                                logical_shards - 1));
+        throw std::invalid_argument(
+            fmt::format("logical shard {} does not exist (the cluster has 0..{})", shard, logical_shards - 1));
     shard_move_report report;
     report.source = mapping[static_cast<std::size_t>(shard)];
     report.target = db::keyword_conninfo(request.target);

@@ -17,13 +17,13 @@ struct shard_move_request {
 };
 
 struct shard_move_report {
-    std::string source, target;       // as the proxies' cluster names them
-    bool target_new = false;          // the target hosted no logical shard before
-    bool extension = false;           // queen_ext installed on the target
-    std::int64_t rows = 0;            // rows copied
-    std::int64_t partitions = 0;      // partitions moved
+    std::string source, target;           // as the proxies' cluster names them
+    bool target_new = false;              // the target hosted no logical shard before
+    bool extension = false;               // queen_ext installed on the target
+    std::int64_t rows = 0;                // rows copied
+    std::int64_t partitions = 0;          // partitions moved
     std::chrono::milliseconds fenced{0};  // from the fence to the repoint: writes to the shard waited this long
-    bool finished_earlier = false;    // the shard was on the target: an interrupted move's release was finished
+    bool finished_earlier = false;        // the shard was on the target: an interrupted move's release was finished
 };
 
 // Runs the move; throws std::runtime_error (std::invalid_argument for a request that cannot

@@ -121,10 +121,10 @@ std::vector<std::string> read_move_tables(db::sync_connection& shard) {
 
 export_page export_rows(db::sync_connection& source, int logical_shard, const std::string& table,
                         const std::string& after_tid, int limit) {
-    auto res = source.exec("SELECT row_tid, row_text FROM queen.shard_export($1::integer, $2, NULLIF($3, '')::tid, "
-                           "$4::integer)",
-                           "reading the shard's " + table,
-                           {std::to_string(logical_shard), table, after_tid, std::to_string(limit)});
+    auto res = source.exec(
+        "SELECT row_tid, row_text FROM queen.shard_export($1::integer, $2, NULLIF($3, '')::tid, "
+        "$4::integer)",
+        "reading the shard's " + table, {std::to_string(logical_shard), table, after_tid, std::to_string(limit)});
     export_page page;
     page.rows.reserve(static_cast<std::size_t>(res.rows()));
     for (int r = 0; r < res.rows(); ++r) page.rows.emplace_back(res.text(r, 1));
@@ -135,8 +135,8 @@ export_page export_rows(db::sync_connection& source, int logical_shard, const st
 std::int64_t import_rows(db::sync_connection& target, const std::string& table, const std::vector<std::string>& rows) {
     db::pg_array_builder b;
     for (const auto& r : rows) b.add(r);
-    auto res = target.exec("SELECT queen.shard_import($1, $2::text[])", "copying the shard's " + table,
-                           {table, b.finish()});
+    auto res =
+        target.exec("SELECT queen.shard_import($1, $2::text[])", "copying the shard's " + table, {table, b.finish()});
     return res.int64(0, 0);
 }
 
@@ -159,8 +159,12 @@ void begin(db::sync_connection& c, bool repeatable_read) {
     c.exec(repeatable_read ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN", "BEGIN");
 }
 
-void commit(db::sync_connection& c) { c.exec("COMMIT", "COMMIT"); }
+void commit(db::sync_connection& c) {
+    c.exec("COMMIT", "COMMIT");
+}
 
-void rollback(db::sync_connection& c) noexcept { c.exec_ignoring_failure("ROLLBACK"); }
+void rollback(db::sync_connection& c) noexcept {
+    c.exec_ignoring_failure("ROLLBACK");
+}
 
 }  // namespace queen::store

@@ -27,6 +27,23 @@ using clock = std::chrono::steady_clock;
 constexpr int logical_shards = 16;  // init's default
 constexpr std::size_t databases = 4;
 
+// `queen shards init` over the four databases, and a fifth, empty one to move to; its
+// connection string.
+std::string init_with_fifth(sharded_deployment& d) {
+    d.init();
+    d.b.run_sql("CREATE DATABASE shard4");
+    return d.b.conninfo_for("shard4");
+}
+
+// A sharded deployment with an empty fifth database (shard4, on the second cluster) to move to,
+// and a broker on its proxy with a spool, its long-polls re-checking every 300 ms.
+struct move_deployment {
+    sharded_deployment d;
+    std::string target = init_with_fifth(d);
+    temp_dir spool{"move", true};
+    broker_process b{d.a.conninfo(), {{"QUEEN_SPOOL_DIR", spool.path.string()}, {"QUEEN_LONGPOLL_RECHECK_MS", "300"}}};
+};
+
 // The logical shard of a partition, from the proxy (it runs the hash the shards run).
 int logical_shard_of(const sharded_deployment& d, const std::string& queue, const std::string& partition) {
     return std::stoi(d.a.run_sql("SELECT queen.partition_hash(" + quote(queue) + ", " + quote(partition) + ") & " +
@@ -57,10 +74,9 @@ json ack_body(const json& message, const std::string& group) {
 // stays parked, and another database's partition is served. Lifting the fence drains the spool
 // (each message stored once), answers the parked poll and takes the acknowledgement.
 TEST(ShardMoves, AFencedShardsPushesAreSpooledItsPollsParkedAndOtherShardsServed) {
-    sharded_deployment d;
-    ASSERT_NO_THROW(d.init());
-    temp_dir spool("fence", true);
-    broker_process b(d.a.conninfo(), {{"QUEEN_SPOOL_DIR", spool.path.string()}, {"QUEEN_LONGPOLL_RECHECK_MS", "300"}});
+    move_deployment m;
+    auto& d = m.d;
+    auto& b = m.b;
     auto c = client_of(b);
     configure_queue(c, "fz");
     const int shard = logical_shard_of(d, "fz", "m");
@@ -112,12 +128,10 @@ TEST(ShardMoves, AFencedShardsPushesAreSpooledItsPollsParkedAndOtherShardsServed
 // the repoint it starts over: the messages end on the target, once. After the repoint only the
 // source's release was left: it is finished, and the command says so.
 TEST(ShardMoves, RunningAnInterruptedMoveAgainFinishesIt) {
-    sharded_deployment d;
-    ASSERT_NO_THROW(d.init());
-    d.b.run_sql("CREATE DATABASE shard4");
-    const std::string target = d.b.conninfo_for("shard4");
-    temp_dir spool("resume", true);
-    broker_process b(d.a.conninfo(), {{"QUEEN_SPOOL_DIR", spool.path.string()}});
+    move_deployment m;
+    auto& d = m.d;
+    const std::string& target = m.target;
+    auto& b = m.b;
     auto c = client_of(b);
     configure_queue(c, "rs");
     const int shard = logical_shard_of(d, "rs", "m");
@@ -219,12 +233,10 @@ private:
 // first deliveries in lane order, every message acknowledged; the shard's partitions live where
 // the last move put them; a consumer of a partition on another database is served throughout.
 TEST(ShardMoves, MovingALogicalShardUnderLoadLosesDoublesAndReordersNothing) {
-    sharded_deployment d;
-    ASSERT_NO_THROW(d.init());
-    d.b.run_sql("CREATE DATABASE shard4");
-    const std::string target = d.b.conninfo_for("shard4");
-    temp_dir spool("move", true);
-    broker_process b(d.a.conninfo(), {{"QUEEN_SPOOL_DIR", spool.path.string()}, {"QUEEN_LONGPOLL_RECHECK_MS", "300"}});
+    move_deployment m;
+    auto& d = m.d;
+    const std::string& target = m.target;
+    auto& b = m.b;
     auto admin = client_of(b);
     configure_queue(admin, "mv");
     configure_queue(admin, "side");
