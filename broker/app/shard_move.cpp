@@ -10,6 +10,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -64,20 +65,46 @@ std::int64_t copy_tables(db::sync_connection& source, db::sync_connection& targe
     return rows;
 }
 
-// What each proxy maps; all must agree, or a move would leave them pointing apart.
-std::vector<std::string> agreed_mapping(std::vector<db::sync_connection>& proxies,
-                                        const std::vector<std::string>& urls) {
+// What the proxies map; all must agree, or a move would leave them pointing apart. Only a move
+// of `shard` left unfinished (`earlier`) during its repoint may leave them disagreeing on that
+// shard, between its source and its target: then the shard is taken to be on the target.
+std::vector<std::string> agreed_mapping(std::vector<db::sync_connection>& proxies, const std::vector<std::string>& urls,
+                                        int shard, const std::optional<store::move_record>& earlier) {
     std::vector<std::string> mapping;
+    bool on_target = false;
     for (std::size_t i = 0; i < proxies.size(); ++i) {
         auto m = store::read_shard_mapping(proxies[i]);
         if (m.empty()) throw std::runtime_error("proxy " + urls[i] + " has no shard cluster (run queen shards init)");
-        if (i == 0)
+        const bool moving = earlier && shard >= 0 && static_cast<std::size_t>(shard) < m.size();
+        if (moving) {
+            const auto& here = m[static_cast<std::size_t>(shard)];
+            if (here != earlier->source && here != earlier->target)
+                throw std::runtime_error("proxy " + urls[i] + " maps the moving logical shard to " + here);
+            on_target = on_target || here == earlier->target;
+        }
+        if (i == 0) {
             mapping = std::move(m);
-        else if (m != mapping)
+            continue;
+        }
+        if (moving) m[static_cast<std::size_t>(shard)] = mapping[static_cast<std::size_t>(shard)];
+        if (m != mapping)
             throw std::runtime_error("proxy " + urls[i] + " maps the logical shards otherwise than " + urls[0] +
                                      " (run queen shards init on it with the same databases)");
     }
+    if (on_target) mapping[static_cast<std::size_t>(shard)] = earlier->target;
     return mapping;
+}
+
+// Waits on every proxy for the calls begun before a repoint (queen.wait_for_earlier_calls): one
+// that read the old mapping may still be on its way to the source, where the fence refuses it
+// (QNMOV, retried) as long as it stands.
+void wait_for_earlier_calls(std::vector<db::sync_connection>& proxies, const std::vector<std::string>& urls) {
+    for (std::size_t i = 0; i < proxies.size(); ++i) {
+        const int left = store::wait_for_earlier_calls(proxies[i], earlier_calls_patience);
+        if (left > 0)
+            log::warn("proxy {}: {} transaction(s) begun before the repoint still run; releasing the shard anyway",
+                      urls[i], left);
+    }
 }
 
 // Undoes a move that failed after its fence: the target's copy removed when it was adopted,
@@ -110,14 +137,19 @@ void finish_release(const std::string& source, int shard, std::chrono::milliseco
 }
 
 // Takes up a move of the shard that an earlier run left unfinished (its record on the first
-// proxy): after its repoint, the source's release is finished; before it, a copy left on
-// another target is removed (one on this target is removed before the copy). Whether the
-// shard thereby reached this target.
-bool take_up_interrupted_move(std::vector<db::sync_connection>& proxies, const std::vector<std::string>& mapping,
-                              int shard, const std::string& target, std::chrono::milliseconds connect_wait) {
-    const auto earlier = store::read_move(proxies[0], shard);
+// proxy): once any proxy was repointed, the repoint is completed and the source's release
+// finished; before that, a copy left on another target is removed (one on this target is
+// removed before the copy). Whether the shard thereby reached this target.
+bool take_up_interrupted_move(std::vector<db::sync_connection>& proxies, const std::vector<std::string>& urls,
+                              const std::vector<std::string>& mapping, int shard,
+                              const std::optional<store::move_record>& earlier, const std::string& target,
+                              std::chrono::milliseconds connect_wait) {
     if (!earlier) return false;
     if (mapping[static_cast<std::size_t>(shard)] == earlier->target) {
+        for (auto& proxy : proxies)  // the proxies a failed repoint left pointing at the source
+            if (store::read_shard_mapping(proxy)[static_cast<std::size_t>(shard)] != earlier->target)
+                store::repoint_shard(proxy, shard, earlier->target);
+        wait_for_earlier_calls(proxies, urls);
         finish_release(earlier->source, shard, connect_wait);
         for (auto& proxy : proxies) store::forget_move(proxy, shard);
         return earlier->target == target;
@@ -147,7 +179,8 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
     std::vector<db::sync_connection> proxies;
     for (const auto& url : request.proxies)
         proxies.push_back(db::sync_connection::connect_with_retry(url, connect_wait));
-    const auto mapping = agreed_mapping(proxies, request.proxies);
+    const auto earlier = store::read_move(proxies[0], shard);
+    const auto mapping = agreed_mapping(proxies, request.proxies, shard, earlier);
     const int logical_shards = static_cast<int>(mapping.size());
     if (shard < 0 || shard >= logical_shards)
         throw std::invalid_argument(
@@ -155,7 +188,7 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
     shard_move_report report;
     report.source = mapping[static_cast<std::size_t>(shard)];
     report.target = db::keyword_conninfo(request.target);
-    if (take_up_interrupted_move(proxies, mapping, shard, report.target, connect_wait)) {
+    if (take_up_interrupted_move(proxies, request.proxies, mapping, shard, earlier, report.target, connect_wait)) {
         report.finished_earlier = true;
         return report;
     }
@@ -215,28 +248,21 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
             store::repoint_shard(proxy, shard, report.target);
             ++repointed;
         }
-    } catch (...) {
-        for (std::size_t i = 0; i < repointed; ++i) {
-            try {
-                store::repoint_shard(proxies[i], shard, report.source);
-            } catch (const std::exception& e) {
-                log::error("proxy {} could not be pointed back at {}: {}", request.proxies[i], report.source, e.what());
-            }
+    } catch (const std::exception& e) {
+        if (repointed == 0) {  // no call reached the target: everything goes back
+            abandon(source, target, shard, true);
+            forget_everywhere();
+            throw;
         }
-        abandon(source, target, shard, true);
-        forget_everywhere();
-        throw;
+        // Calls through the repointed proxies may have written to the target: the move can only
+        // go forward. The fence keeps the others' calls off the source meanwhile.
+        throw std::runtime_error(
+            fmt::format("proxy {} could not be repointed ({}); logical shard {} is on {} for the proxies before it and "
+                        "fenced on {}: run the same move again to finish it",
+                        request.proxies[repointed], e.what(), shard, report.target, report.source));
     }
     report.fenced = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - fenced_at);
-    // A call that read the old mapping just before the repoint may still be on its way to the
-    // source: until it has ended the fence stays, and refuses it (QNMOV, retried) instead of
-    // letting it find the shard gone.
-    for (std::size_t i = 0; i < proxies.size(); ++i) {
-        const int left = store::wait_for_earlier_calls(proxies[i], earlier_calls_patience);
-        if (left > 0)
-            log::warn("proxy {}: {} transaction(s) begun before the repoint still run; releasing the shard anyway",
-                      request.proxies[i], left);
-    }
+    wait_for_earlier_calls(proxies, request.proxies);
 
     // Groups registered during the copy (registrations are not fenced: pops update them).
     try {

@@ -124,9 +124,9 @@ TEST(ShardMoves, AFencedShardsPushesAreSpooledItsPollsParkedAndOtherShardsServed
 }
 
 // A move interrupted after its fence (the command killed, a database lost) leaves the shard
-// fenced and the move recorded on the proxy; running the same move again finishes it. Before
-// the repoint it starts over: the messages end on the target, once. After the repoint only the
-// source's release was left: it is finished, and the command says so.
+// fenced and the move recorded on the proxies; running the same move again finishes it. Before
+// the repoint it starts over: the messages end on the target, once. Once a proxy was
+// repointed, the others are repointed and the source's release is finished; the command says so.
 TEST(ShardMoves, RunningAnInterruptedMoveAgainFinishesIt) {
     move_deployment m;
     auto& d = m.d;
@@ -138,7 +138,14 @@ TEST(ShardMoves, RunningAnInterruptedMoveAgainFinishesIt) {
     const std::size_t source = static_cast<std::size_t>(shard) % databases;
     const std::string s = std::to_string(shard);
     push_payloads(c, "rs", "m", {json{{"n", 1}}, json{{"n", 2}}});
-    const std::string move = "move " + s + " --proxy " + shell_quoted(d.a.conninfo()) + " --to " + shell_quoted(target);
+    // A second proxy database over the same shards: every move names both.
+    d.a.run_sql("CREATE DATABASE proxy2");
+    std::string init_second = "init --proxy " + shell_quoted(d.a.conninfo_for("proxy2"));
+    for (const auto& database : d.shards) init_second += " --shard " + shell_quoted(database);
+    const auto second = run_shell(shards_command(init_second));
+    ASSERT_EQ(second.status, 0) << second.out;
+    const std::string move = "move " + s + " --proxy " + shell_quoted(d.a.conninfo()) + " --proxy " +
+                             shell_quoted(d.a.conninfo_for("proxy2")) + " --to " + shell_quoted(target);
     const std::string keyword_source = d.a.run_sql("SELECT conninfo FROM queen.shard_databases() WHERE logical_shard = " + s);
 
     // Interrupted before the copy, toward another target that is gone now: the record and the
@@ -156,11 +163,14 @@ TEST(ShardMoves, RunningAnInterruptedMoveAgainFinishesIt) {
     ASSERT_EQ(popped.status, 200) << popped.body;
     EXPECT_EQ(json::parse(popped.body)["messages"].size(), 2u);
 
-    // Interrupted after the repoint: the source still hosts the shard, fenced; the record names it.
+    // Interrupted during the repoint: the first proxy sends the shard to the target, the second
+    // still to the source, which hosts it, fenced; the record names both.
+    const std::string mapped = "SELECT conninfo FROM queen.shard_databases() WHERE logical_shard = " + s;
+    const std::string keyword_shard4 = d.a.run_sql(mapped);
+    EXPECT_EQ(d.a.run_sql_in("proxy2", mapped), keyword_shard4);
+    d.a.run_sql_in("proxy2", "SELECT queen.repoint_shard(" + s + ", " + quote(keyword_source) + ")");
     d.on_shard(source, "SELECT queen.become_shard(16, (SELECT hosted FROM queen.shard_identity) || " + s + ")");
     d.on_shard(source, "SELECT queen.fence_shard(" + s + ")");
-    const std::string keyword_shard4 =
-        d.a.run_sql("SELECT conninfo FROM queen.shard_databases() WHERE logical_shard = " + s);
     d.a.run_sql("SELECT queen.record_shard_move(" + s + ", " + quote(keyword_source) + ", " + quote(keyword_shard4) +
                 ")");
     const auto finish = run_shell(shards_command(move));
@@ -170,6 +180,7 @@ TEST(ShardMoves, RunningAnInterruptedMoveAgainFinishesIt) {
     EXPECT_EQ(d.on_shard(source, "SELECT fenced FROM queen.shard_identity"), "{}");
     EXPECT_EQ(d.on_shard(source, "SELECT count(*) FROM pg_trigger WHERE tgname = 'shard_fence'"), "0");
     EXPECT_EQ(d.a.run_sql("SELECT count(*) FROM queen.shard_move_under_way(" + s + ")"), "0");
+    EXPECT_EQ(d.a.run_sql_in("proxy2", mapped), keyword_shard4) << "the second proxy was repointed";
     // Nothing of the shard was left to the source: the target serves it.
     push_payloads(c, "rs", "m", {json{{"n", 3}}});
     EXPECT_EQ(d.b.run_sql_in("shard4", "SELECT count(*) FROM queen.messages WHERE queue = 'rs'"), "3");
