@@ -173,8 +173,10 @@ int auto_failover_formation::kill_primary() {
     const int port = primary_port();
     for (auto& n : nodes_) {
         if (n.port != port || n.keeper <= 0) continue;
+        // The postmaster and its children first (each child is a session of its own, left to
+        // init once the postmaster is gone), then the keeper's process group.
+        kill_postmaster_of(n.pgdata);
         ::kill(-n.keeper, SIGKILL);
-        kill_postmaster_of(n.pgdata);  // should it have left the keeper's session
         while (waitpid(n.keeper, nullptr, 0) < 0 && errno == EINTR) {
         }
         n.keeper = -1;
@@ -241,13 +243,13 @@ void auto_failover_formation::stop_all() noexcept {
     std::vector<node*> all{&monitor_};
     for (auto& n : nodes_) all.push_back(&n);
     for (node* n : all) {
+        kill_postmaster_of(n->pgdata);  // before the keeper's group, as in kill_primary
         if (n->keeper > 0) {
             ::kill(-n->keeper, SIGKILL);
             while (waitpid(n->keeper, nullptr, 0) < 0 && errno == EINTR) {
             }
             n->keeper = -1;
         }
-        kill_postmaster_of(n->pgdata);
     }
     std::error_code ec;
     if (!root_.empty()) fs::remove_all(root_, ec);

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 extern char** environ;
@@ -146,7 +147,25 @@ void kill_postmaster_of(const fs::path& pgdata) {
     // A stale file's pid may belong to another process by now.
     std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
     std::string name;
-    if (comm >> name && name == "postgres") ::kill(static_cast<pid_t>(pid), SIGKILL);
+    if (!(comm >> name && name == "postgres")) return;
+    // Its children first: a background worker (pg_auto_failover's health checks) or the logger
+    // may outlive a killed postmaster for a long time.
+    std::error_code ec;
+    for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const auto& entry = *it;
+        const std::string child = entry.path().filename().string();
+        if (child.empty() || child.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line)) continue;
+        const auto paren = line.rfind(')');  // the name in parentheses may hold spaces
+        if (paren == std::string::npos) continue;
+        std::istringstream rest(line.substr(paren + 2));
+        char state = 0;
+        long parent = 0;
+        if (rest >> state >> parent && parent == pid) ::kill(static_cast<pid_t>(std::stol(child)), SIGKILL);
+    }
+    ::kill(static_cast<pid_t>(pid), SIGKILL);
 }
 
 pid_t spawn_as_server(const std::vector<std::string>& args, const std::vector<std::string>& env, const fs::path& log) {

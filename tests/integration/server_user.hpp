@@ -16,7 +16,8 @@ std::string pg_bin_dir();
 int free_tcp_port();
 // `path` owned by the server user (nothing when not root).
 void give_to_server_user(const std::filesystem::path& path);
-// SIGKILL to the postmaster named by `pgdata`/postmaster.pid, if that process is a PostgreSQL one.
+// SIGKILL to the postmaster named by `pgdata`/postmaster.pid, if that process is a PostgreSQL
+// one, and to its children (as when its machine is lost).
 void kill_postmaster_of(const std::filesystem::path& pgdata);
 // Runs args[0] (absolute) as the server user, with PG* variables removed and `env` added
 // ("NAME=value"), and waits for it: {exit status, standard output and error}.
