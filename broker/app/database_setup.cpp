@@ -1,5 +1,6 @@
 #include "app/database_setup.hpp"
 
+#include "app/startup_signals.hpp"
 #include "db/conninfo.hpp"
 #include "log/log.hpp"
 
@@ -70,6 +71,8 @@ schema::migration_report check_shard_schemas(const config::broker_config& cfg, c
 
 database_setup::database_setup(const config::broker_config& cfg) {
     const std::string database = start_database(cfg, embedded_);
+    // From here an interrupted start-up unwinds through embedded_, which stops the server.
+    startup_signals::check();
     const auto hardening = connection_settings_of(cfg);
     maintenance_conninfo_ = db::hardened_conninfo(database, hardening, db::connection_role::maintenance);
     request_conninfo_ = db::hardened_conninfo(database, hardening, db::connection_role::requests);
@@ -87,8 +90,10 @@ database_setup::database_setup(const config::broker_config& cfg) {
         housekeeping_conninfos_.push_back(maintenance_conninfo_);
         listener_conninfos_.push_back(listener_conninfo_);
     }
+    startup_signals::check();
     // A spool left non-empty by an earlier run is recovered against this database's identity.
     initial_flags_ = maintenance::maintenance_flags::load(maintenance_conninfo_);
+    startup_signals::check();
 }
 
 }  // namespace queen::app

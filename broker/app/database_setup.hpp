@@ -15,7 +15,8 @@ namespace queen::app {
 
 class database_setup {
 public:
-    // Blocks until the database is ready; throws std::exception naming what failed.
+    // Blocks until the database is ready; throws std::exception naming what failed, or
+    // startup_interrupted (app/startup_signals.hpp) after the step a signal arrived in.
     explicit database_setup(const config::broker_config& cfg);
 
     const std::string& maintenance_conninfo() const noexcept { return maintenance_conninfo_; }  // schema, boot reads

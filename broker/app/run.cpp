@@ -6,6 +6,7 @@
 #include "app/database_setup.hpp"
 #include "app/graceful_stop.hpp"
 #include "app/http_front.hpp"
+#include "app/startup_signals.hpp"
 #include "config/config.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
@@ -44,14 +45,19 @@ void run_io(boost::asio::io_context& ioc, std::size_t threads) {
 }  // namespace
 
 int run() {
+    startup_signals signals_while_starting;
     const auto cfg = load_configuration();
     const auto tls = load_tls(cfg);
     const database_setup database(cfg);
 
+    startup_signals::check();
     boost::asio::io_context ioc(static_cast<int>(cfg.threads));
     // Declared after the io_context: destroyed (their threads joined) before it.
     broker_services services(ioc, cfg, database);
-    http::router router(api::answer_failure, http::cors_policy(cfg.cors_origins));
+    // While auth is off, a browser must address the broker by its own name (DNS rebinding).
+    http::cors_policy browsers(cfg.cors_origins, tls ? "https" : "http",
+                               cfg.auth.enabled ? std::nullopt : std::optional(cfg.allowed_hosts));
+    http::router router(api::answer_failure, std::move(browsers));
     api::register_routes(router, services.context());
     http::server server(ioc, router, server_options_of(cfg, tls, services.prometheus()));
 
@@ -64,6 +70,7 @@ int run() {
         services.stop();
         reload_tls.stop();
     });
+    signals_while_starting.hand_over();
     run_io(ioc, cfg.threads);
     services.finish(ioc);
     log::info("stopped");

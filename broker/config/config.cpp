@@ -269,6 +269,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     if (auto v = r.number("max_json_values", {"QUEEN_MAX_JSON_VALUES"}, 1000, 1LL << 32))
         c.max_json_values = static_cast<std::size_t>(*v);
     if (auto v = r.text("cors_origins", {"QUEEN_CORS_ORIGINS"})) c.cors_origins = parse_cors_origins(*v);
+    if (auto v = r.text("allowed_hosts", {"QUEEN_ALLOWED_HOSTS"})) c.allowed_hosts = parse_allowed_hosts(*v);
     if (auto v = r.number("push_fusion_wait_us", {"QUEEN_PUSH_FUSION_WAIT_US"}, 0, 1000000))
         c.push_fusion_wait = std::chrono::microseconds(*v);
     if (auto v = r.number("push_fusion_max_items", {"QUEEN_PUSH_FUSION_MAX_ITEMS"}, 1, 1000000))
@@ -385,6 +386,8 @@ std::string describe(const broker_config& c) {
         {"json_parse_budget_bytes", std::to_string(c.abuse.json_parse_budget_bytes)},
         {"cors_origins", c.cors_origins.empty() ? std::string("none (same origin only)")
                                                 : fmt::format("{}", fmt::join(c.cors_origins, ","))},
+        {"allowed_hosts", c.allowed_hosts.empty() ? std::string("IP literals and localhost")
+                                                  : fmt::format("{}", fmt::join(c.allowed_hosts, ","))},
         {"push_fusion_wait_us", std::to_string(c.push_fusion_wait.count())},
         {"push_fusion_max_inflight", std::to_string(c.push_fusion_max_inflight)},
         {"ack_fusion_wait_us", std::to_string(c.ack_fusion_wait.count())},

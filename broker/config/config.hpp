@@ -97,6 +97,9 @@ struct broker_config {
     // Origins whose pages may call the broker from a browser (QUEEN_CORS_ORIGINS,
     // config/cors_origins.hpp): none by default, {"*"} for any.
     std::vector<std::string> cors_origins;
+    // Host names a browser request may address while auth is off, besides IP literals and
+    // localhost (QUEEN_ALLOWED_HOSTS, config/cors_origins.hpp): none by default, {"*"} for any.
+    std::vector<std::string> allowed_hosts;
     // HTTPS (docs/security.md, "TLS"): PEM files; both cert and key set, or neither (plain HTTP).
     std::string tls_cert_file;       // QUEEN_TLS_CERT: the chain, leaf first
     std::string tls_key_file;        // QUEEN_TLS_KEY

@@ -44,9 +44,16 @@ bool is_origin(const std::string& o) {
                        [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-}  // namespace
+// A host name: letters, digits, '-' and '.', not empty.
+bool is_host_name(const std::string& h) {
+    return !h.empty() && std::all_of(h.begin(), h.end(),
+                                     [](unsigned char c) { return std::isalnum(c) != 0 || c == '-' || c == '.'; });
+}
 
-std::vector<std::string> parse_cors_origins(const std::string& value) {
+// The lower-cased, distinct entries of a comma-separated `value`, each `*` (alone) or passing
+// `valid`; `noun` names an entry and `what` its form in the errors.
+std::vector<std::string> parse_list(const std::string& value, const char* setting, bool (*valid)(const std::string&),
+                                    const char* noun, const char* what) {
     std::vector<std::string> out;
     std::size_t start = 0;
     while (start <= value.size()) {
@@ -55,14 +62,25 @@ std::vector<std::string> parse_cors_origins(const std::string& value) {
         start = comma + 1;
         if (entry.empty()) continue;
         std::transform(entry.begin(), entry.end(), entry.begin(), [](unsigned char c) { return std::tolower(c); });
-        if (entry != "*" && !is_origin(entry))
-            throw std::invalid_argument("QUEEN_CORS_ORIGINS: '" + entry +
-                                        "' is not an origin (scheme://host[:port], scheme http or https) or *");
+        if (entry != "*" && !valid(entry))
+            throw std::invalid_argument(std::string(setting) + ": '" + entry + "' is not " + what + " or *");
         if (std::find(out.begin(), out.end(), entry) == out.end()) out.push_back(entry);
     }
     if (out.size() > 1 && std::find(out.begin(), out.end(), "*") != out.end())
-        throw std::invalid_argument("QUEEN_CORS_ORIGINS: * allows every origin and cannot be listed with others");
+        throw std::invalid_argument(std::string(setting) + ": * allows every " + noun +
+                                    " and cannot be listed with others");
     return out;
+}
+
+}  // namespace
+
+std::vector<std::string> parse_cors_origins(const std::string& value) {
+    return parse_list(value, "QUEEN_CORS_ORIGINS", is_origin, "origin",
+                      "an origin (scheme://host[:port], scheme http or https)");
+}
+
+std::vector<std::string> parse_allowed_hosts(const std::string& value) {
+    return parse_list(value, "QUEEN_ALLOWED_HOSTS", is_host_name, "host", "a host name (no port)");
 }
 
 }  // namespace queen::config

@@ -65,6 +65,14 @@ void without_body(response& res) {
         res.content_length(length);
 }
 
+// Whether a request's header announces a body: a Content-Length above 0, or a
+// Transfer-Encoding (whose body may be empty, but is not read to find out).
+bool announces_body(const request& header) {
+    if (header.find(bhttp::field::transfer_encoding) != header.end()) return true;
+    const std::string_view length = header[bhttp::field::content_length];
+    return length.find_first_not_of('0') != std::string_view::npos;
+}
+
 // The path of a target, made safe to echo.
 std::string echoed_path(const request& req) {
     const std::string_view target = req.target();
@@ -75,8 +83,9 @@ std::string echoed_path(const request& req) {
 
 void router::add(bhttp::verb method, std::string pattern, admitter admit, handler h, bool answers_head) {
     auto segments = split_pattern(pattern);
+    const bool takes_body = method == bhttp::verb::post || method == bhttp::verb::put || method == bhttp::verb::patch;
     routes_.push_back(route{method, std::move(pattern), std::move(segments), std::move(admit), std::move(h),
-                            answers_head && method == bhttp::verb::get});
+                            answers_head && method == bhttp::verb::get, takes_body});
 }
 
 void router::set_fallback(std::vector<std::string> reserved, handler h) {
@@ -119,9 +128,9 @@ boost::asio::awaitable<router::admission> router::admit(const request& header, c
 boost::asio::awaitable<void> router::decide(const request& header, client_presence& client,
                                             boost::asio::any_io_executor executor, admission& out) const {
     const std::string_view origin = header[bhttp::field::origin];
-    if (!cors_.admits(origin, header[bhttp::field::host])) {
-        out.answer = error(bhttp::status::forbidden, "the origin " + util::printable_echo(origin, max_echo_bytes) +
-                                                         " may not call this broker (QUEEN_CORS_ORIGINS)");
+    const bool from_browser = !origin.empty() || header.find("Sec-Fetch-Site") != header.end();
+    if (auto why = cors_.refusal(origin, header[bhttp::field::host], from_browser); !why.empty()) {
+        out.answer = error(bhttp::status::forbidden, why);
         co_return;
     }
     out.allow_origin_ = cors_.allow_origin(origin);
@@ -179,6 +188,12 @@ boost::asio::awaitable<void> router::decide(const request& header, client_presen
     out.route_name = found->path;
     if (auto why = invalid_url_value(found->pattern, params, target->query); !why.empty()) {
         out.answer = error(bhttp::status::bad_request, why);
+        co_return;
+    }
+    // A body nothing reads is refused unread, so that no route holds a client's bytes for free.
+    if (!found->takes_body && announces_body(header)) {
+        out.answer = error(bhttp::status::bad_request,
+                           std::string(header.method_string()) + " " + echoed_path(header) + " takes no request body");
         co_return;
     }
     if (found->admit) {

@@ -6,8 +6,9 @@
 // unexpected failures become a logged 500.
 //
 // A request passes two steps. admit() sees only the request line and header fields: it
-// refuses origins the CORS policy does not allow, malformed targets and URL values that are
-// not UTF-8, answers what needs no body (404, 405, OPTIONS), and runs the route's admitter
+// refuses browser requests the policy does not allow (http/cors_policy.hpp), malformed targets
+// and URL values that are not UTF-8, answers what needs no body (404, 405, OPTIONS), refuses a
+// body sent to a route that reads none (GET, HEAD, DELETE: 400), and runs the route's admitter
 // (authentication, rate limits), all before any byte of the body is read. dispatch() then
 // runs the admitted route's handler on the whole request.
 #include "http/cors_policy.hpp"
@@ -99,6 +100,7 @@ private:
         admitter admit;
         handler h;
         bool answers_head = false;
+        bool takes_body = false;  // POST, PUT and PATCH routes read a body; the others refuse one
     };
     // admit() before the answer's CORS headers are set and HEAD's body is dropped.
     boost::asio::awaitable<void> decide(const request& header, client_presence& client,
@@ -112,7 +114,7 @@ private:
 
     std::vector<route> routes_;
     std::vector<std::string> reserved_;
-    route fallback_{bhttp::verb::get, "fallback", {}, nullptr, nullptr, true};
+    route fallback_{bhttp::verb::get, "fallback", {}, nullptr, nullptr, true, false};
     failure_mapper map_failure_;
     cors_policy cors_;
 };

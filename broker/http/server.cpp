@@ -1,6 +1,7 @@
 #include "http/server.hpp"
 
 #include "http/accept_backoff.hpp"
+#include "http/message_framing.hpp"
 #include "http/request_errors.hpp"
 #include "http/responses.hpp"
 #include "log/log.hpp"
@@ -150,8 +151,10 @@ asio::awaitable<void> read_body(Stream& stream, beast::flat_buffer& buffer,
 }
 
 // Serves requests on an open connection until it closes, fails or times out. Each request is
-// admitted (http/router.hpp) from its header before any byte of its body is read; until then
-// the connection holds at most the header limit plus one read (pre_admission_read_bytes).
+// framed (http/message_framing.hpp) and admitted (http/router.hpp) from its header before any
+// byte of its body is read; until then the connection holds at most the header limit plus one
+// read (pre_admission_read_bytes). Only an admitted request to a route that reads a body gets
+// "100 Continue" and has its body read.
 template <class Stream>
 asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const server_options& options,
                                      per_client_slots& connections) {
@@ -182,6 +185,11 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
                                                             std::to_string(connections.limit()) + ")");
             res.set(bhttp::field::retry_after, "1");
             co_await answer_early(stream, std::move(res), options, "refused", method, false, false);
+            break;
+        }
+        if (auto why = framing_refusal(parser.get())) {
+            co_await answer_early(stream, error(bhttp::status::bad_request, *why), options, "refused", method, false,
+                                  false);
             break;
         }
         if (options.on_request_started) options.on_request_started();

@@ -13,6 +13,7 @@
 // - Origins: a request from a web page of a foreign origin is refused (403) on every route
 //   and changes nothing; same-origin pages and clients without Origin are unaffected.
 #include "auth_support.hpp"
+#include "raw_connection.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -39,84 +40,6 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 namespace auth = auth_support;
-
-// The broker's resident memory in KiB (VmRSS).
-long rss_kib(int pid) {
-    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(status, line))
-        if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-    return 0;
-}
-
-// The most VmRSS seen while `work` runs, sampled every 10 ms.
-long peak_rss_kib_during(int pid, const std::function<void()>& work) {
-    std::atomic<bool> done{false};
-    std::atomic<long> peak{rss_kib(pid)};
-    std::thread sampler([&] {
-        while (!done) {
-            peak = std::max(peak.load(), rss_kib(pid));
-            std::this_thread::sleep_for(10ms);
-        }
-    });
-    try {
-        work();
-    } catch (...) {
-        done = true;
-        sampler.join();
-        throw;
-    }
-    done = true;
-    sampler.join();
-    return std::max(peak.load(), rss_kib(pid));
-}
-
-// A plain TCP connection to the broker, closed at destruction.
-class raw_connection {
-public:
-    explicit raw_connection(unsigned short port) : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-        sockaddr_in addr{};
-        addr.sin_family = AF_INET;
-        addr.sin_port = htons(port);
-        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-            throw std::runtime_error("connect failed");
-    }
-    ~raw_connection() {
-        if (fd_ >= 0) ::close(fd_);
-    }
-    raw_connection(const raw_connection&) = delete;
-    raw_connection& operator=(const raw_connection&) = delete;
-
-    // Sends all of `bytes`; false when the connection failed (the broker closed it).
-    bool send_all(std::string_view bytes) {
-        while (!bytes.empty()) {
-            const auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-            if (n <= 0) return false;
-            bytes.remove_prefix(static_cast<std::size_t>(n));
-        }
-        return true;
-    }
-
-    // What arrives until the broker closes the connection, `quiet` passes without a byte, or
-    // a whole answer without a body is read (stop_at_headers).
-    std::string receive(std::chrono::milliseconds quiet = 3000ms, bool stop_at_headers = false) {
-        std::string out;
-        char buf[16384];
-        for (;;) {
-            pollfd p{fd_, POLLIN, 0};
-            if (::poll(&p, 1, static_cast<int>(quiet.count())) <= 0) break;
-            const auto n = ::recv(fd_, buf, sizeof buf, 0);
-            if (n <= 0) break;
-            out.append(buf, static_cast<std::size_t>(n));
-            if (stop_at_headers && out.find("\r\n\r\n") != std::string::npos) break;
-        }
-        return out;
-    }
-
-private:
-    int fd_;
-};
 
 std::string push_header(unsigned short port, std::size_t content_length, const std::string& extra = "") {
     return "POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +

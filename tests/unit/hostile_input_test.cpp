@@ -166,7 +166,10 @@ TEST(CorsPolicy, OwnOriginAndListedOnesAreAdmitted) {
     const http::cors_policy none;
     EXPECT_TRUE(none.admits("", "broker:6632"));                         // curl, server-side clients
     EXPECT_TRUE(none.admits("http://broker:6632", "broker:6632"));        // the dashboard
-    EXPECT_TRUE(none.admits("https://Broker.example", "broker.example"));  // behind TLS on 443
+    EXPECT_FALSE(none.admits("https://broker:6632", "broker:6632"));       // not the listener's scheme
+    const http::cors_policy tls({}, "https");
+    EXPECT_TRUE(tls.admits("https://Broker.example", "broker.example"));  // TLS on 443
+    EXPECT_FALSE(tls.admits("http://broker.example", "broker.example"));
     EXPECT_FALSE(none.admits("http://evil.example", "broker:6632"));
     EXPECT_FALSE(none.admits("null", "broker:6632"));
     EXPECT_FALSE(none.admits("http://broker:6632", ""));
@@ -178,6 +181,32 @@ TEST(CorsPolicy, OwnOriginAndListedOnesAreAdmitted) {
     const http::cors_policy any({"*"});
     EXPECT_TRUE(any.admits("http://evil.example", "broker:6632"));
     EXPECT_EQ(any.allow_origin("http://evil.example"), "*");
+}
+
+TEST(CorsPolicy, WithAuthOffABrowserMustAddressTheBrokerByItsOwnName) {
+    const http::cors_policy open({}, "http", std::vector<std::string>{"broker.test"});
+    for (const char* host : {"127.0.0.1:6632", "[::1]:6632", "10.0.0.7", "LocalHost:6632", "broker.test:6632"})
+        EXPECT_EQ(open.refusal(std::string("http://") + host, host, true), "") << host;
+    EXPECT_NE(open.refusal("http://evil.example:6632", "evil.example:6632", true).find("is not a name of this broker"),
+              std::string::npos);
+    EXPECT_NE(open.refusal("", "evil.example:6632", true), "");  // Sec-Fetch-Site without Origin
+    EXPECT_NE(open.refusal("", "", true), "");                    // a browser request without Host
+    EXPECT_EQ(open.refusal("", "evil.example:6632", false), "");  // curl, SDKs, load balancers
+    EXPECT_NE(open.refusal("http://evil.example", "127.0.0.1:6632", true).find("QUEEN_CORS_ORIGINS"),
+              std::string::npos);
+    const http::cors_policy any_host({}, "http", std::vector<std::string>{"*"});
+    EXPECT_EQ(any_host.refusal("http://queen.example", "queen.example", true), "");
+    const http::cors_policy auth_on(std::vector<std::string>{});  // no host rule: tokens admit requests
+    EXPECT_EQ(auth_on.refusal("http://queen.example", "queen.example", true), "");
+}
+
+TEST(CorsPolicy, AllowedHostsAreHostNamesOrAStar) {
+    EXPECT_EQ(config::parse_allowed_hosts(" Queen.Example ,broker-1,queen.example"),
+              (std::vector<std::string>{"queen.example", "broker-1"}));
+    EXPECT_EQ(config::parse_allowed_hosts("*"), std::vector<std::string>{"*"});
+    EXPECT_TRUE(config::parse_allowed_hosts("").empty());
+    for (const char* bad : {"queen.example:6632", "http://queen.example", "a b", "*,queen.example", "[::1]"})
+        EXPECT_THROW(config::parse_allowed_hosts(bad), std::invalid_argument) << bad;
 }
 
 }  // namespace
