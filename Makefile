@@ -77,9 +77,13 @@ FUZZ_SECONDS ?= 30
 # Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
 # isolation specs (concurrent sessions) twice and the integration suite twice (stock
 # PostgreSQL, then with queen_ext in the database), the dashboard's browser suite, and each
-# fuzz target for FUZZ_SECONDS; the last line is "N passed, N failed" over all of them
-# (scripts/run-tests.sh).
-test: build ext-install
+# fuzz target for FUZZ_SECONDS; the summary gives the build's and each suite's wall time, and
+# the last line is "N passed, N failed" over all of them (scripts/run-tests.sh).
+test: configure
+	@mkdir -p $(BUILD_DIR)/test-logs
+	@started=$$(date +%s); cmake --build $(BUILD_DIR) -j $(JOBS) && \
+		echo $$(( $$(date +%s) - started )) > $(BUILD_DIR)/test-logs/build.seconds
+	@$(MAKE) --no-print-directory ext-install
 	bash scripts/run-tests.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 
 # clang-format in check mode and clang-tidy (.clang-format, .clang-tidy) over broker/; make

@@ -24,7 +24,8 @@ RUN_PACKAGES=(
 # libFuzzer, clang-format and clang-tidy for the lint, jq for the benchmark scripts, chromium
 # for the dashboard's browser suite, prometheus for promtool, openssl (the command) for the certificates of the SSL and TLS
 # tests (the TLS tests also call curl, installed above), iproute2 for ss (the keepalive test
-# reads the sockets' timers).
+# reads the sockets' timers), ccache so that a second build of the same sources compiles
+# nothing (CMakeLists.txt, docs/testing.md).
 TEST_PACKAGES=(
   libgtest-dev googletest
   clang libclang-rt-14-dev clang-format clang-tidy
@@ -32,6 +33,7 @@ TEST_PACKAGES=(
   chromium
   prometheus
   openssl iproute2
+  ccache
 )
 
 case "${1:-test}" in

@@ -2,7 +2,9 @@
 # Runs every suite of `make test` in order, each to its end even when one fails, and ends
 # with one line over all of them: "N passed, N failed" (tests for GoogleTest, pg_regress and
 # the dashboard's browser suite, targets for the fuzzers). A suite that exits non-zero
-# without reporting a failed test counts one failure. Exit status 1 when anything failed.
+# without reporting a failed test counts one failure. Exit status 1 when anything failed. The
+# summary gives each suite's wall time, the build's (LOGS/build.seconds, written by make test)
+# and the suites' together.
 # The integration suite's two passes (stock, queen_ext) run at once, each cut into
 # INTEGRATION_SHARDS GoogleTest shards (default 2): its tests mostly wait on timers and
 # PostgreSQL, and each starts its own cluster and broker on free ports.
@@ -55,23 +57,24 @@ count() {
   echo "$passed $failed"
 }
 
-# tally NAME KIND STATUS: adds a finished suite's counts (from LOGS/NAME.log) to the totals.
+# tally NAME KIND STATUS SECONDS: adds a finished suite's counts (from LOGS/NAME.log) to the
+# totals, and its line (with its wall time) to the summary.
 tally() {
-  local name=$1 kind=$2 status=$3 p f
+  local name=$1 kind=$2 status=$3 seconds=$4 p f
   read -r p f < <(count "$kind" "$LOGS/$name.log" "$status")
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + f))
-  summary+=("$(printf '%-18s %5d passed, %d failed' "$name" "$p" "$f")")
+  summary+=("$(printf '%-20s %5d passed, %d failed  %5d s' "$name" "$p" "$f" "$seconds")")
 }
 
 # suite NAME KIND COMMAND...: runs one suite, its output shown and kept in LOGS/NAME.log.
 suite() {
-  local name=$1 kind=$2 status
+  local name=$1 kind=$2 status started=$SECONDS
   shift 2
   echo "==== $name"
   "$@" 2>&1 | tee "$LOGS/$name.log"
   status=${PIPESTATUS[0]}
-  tally "$name" "$kind" "$status"
+  tally "$name" "$kind" "$status" $((SECONDS - started))
 }
 
 # gtest_shards NAME SHARDS COMMAND...: starts SHARDS shards of a GoogleTest binary in the
@@ -82,8 +85,10 @@ gtest_shards() {
   shift 2
   for ((i = 0; i < shards; i++)); do
     local shard="$name-$((i + 1))"
-    (GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$LOGS/$shard.log" 2>&1
-     echo $? >"$LOGS/$shard.status") &
+    (started=$SECONDS
+     GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$LOGS/$shard.log" 2>&1
+     echo $? >"$LOGS/$shard.status"
+     echo $((SECONDS - started)) >"$LOGS/$shard.seconds") &
     background+=("$shard")
   done
 }
@@ -96,7 +101,7 @@ finish_background() {
   for shard in "${background[@]}"; do
     echo "==== $shard"
     cat "$LOGS/$shard.log"
-    tally "$shard" gtest "$(cat "$LOGS/$shard.status" 2>/dev/null || echo 1)"
+    tally "$shard" gtest "$(cat "$LOGS/$shard.status" 2>/dev/null || echo 1)" "$(cat "$LOGS/$shard.seconds" 2>/dev/null || echo 0)"
   done
   background=()
 }
@@ -138,6 +143,9 @@ suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 
 echo "==== summary (logs in $LOGS)"
+# The build's wall time, when make test recorded it (Makefile, target test).
+if [[ -f $LOGS/build.seconds ]]; then printf '%-20s %28d s\n' build "$(cat "$LOGS/build.seconds")"; fi
 printf '%s\n' "${summary[@]}"
+printf '%-20s %28d s\n' "suites (wall)" "$SECONDS"
 echo "$total_passed passed, $total_failed failed"
 ((total_failed == 0))
