@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test lint browser unit integration integration-ext regress fuzz bench bench-broker bench-codec bench-shards bench-snapshot bench-stream soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test check lint browser unit integration integration-ext regress isolation fuzz bench bench-broker bench-codec bench-shards bench-snapshot bench-stream soak sanitize clean
 
 all: build
 
@@ -56,23 +56,47 @@ run: build-run
 unit: build
 	./$(BUILD_DIR)/queen_unit_tests
 
+# FILTER: a GoogleTest filter (make integration FILTER='HostileHttp.*'); all tests without it.
+FILTER ?= *
+
 integration: build
-	./$(BUILD_DIR)/queen_integration_tests
+	./$(BUILD_DIR)/queen_integration_tests --gtest_filter='$(FILTER)'
 
 # The same suite with CREATE EXTENSION queen_ext in every test database.
 integration-ext: build ext-install
-	QUEEN_TEST_EXTENSION=1 ./$(BUILD_DIR)/queen_integration_tests
+	QUEEN_TEST_EXTENSION=1 ./$(BUILD_DIR)/queen_integration_tests --gtest_filter='$(FILTER)'
 
 # The dashboard driven by headless chromium against a real broker and PostgreSQL
 # (tests/browser); screenshots in BUILD_DIR/test-logs/browser.
 browser: build
 	bash tests/browser/run.sh $(BUILD_DIR)
 
+# TEST: regress/sql files by name (make regress TEST='streams push'); SPEC: isolation specs
+# (make isolation SPEC=claim_floor_race); all of them without.
 regress: build ext-install
-	bash scripts/run-regress.sh $(BUILD_DIR)
-	bash scripts/run-isolation.sh $(BUILD_DIR)
+	REGRESS_TESTS='$(TEST)' bash scripts/run-regress.sh $(BUILD_DIR)
+	@if [ -z '$(TEST)' ]; then bash scripts/run-isolation.sh $(BUILD_DIR); fi
+
+isolation: build ext-install
+	ISOLATION_SPECS='$(SPEC)' bash scripts/run-isolation.sh $(BUILD_DIR)
+
+# The inner loop, under 5 minutes after the build: the structure checks, the unit tests,
+# pg_regress, the isolation specs and a smoke subset of the integration suite (push, pop, ack,
+# a group, a dead letter), stock and with queen_ext (scripts/run-tests.sh check). make test
+# stays the whole suite, and CI runs that.
+check: configure
+	$(timed_build)
+	@$(MAKE) --no-print-directory ext-install
+	bash scripts/run-tests.sh $(BUILD_DIR) 0 check
 
 FUZZ_SECONDS ?= 30
+
+# The build, its wall time kept for the test summary (scripts/run-tests.sh).
+define timed_build
+@mkdir -p $(BUILD_DIR)/test-logs
+@started=$$(date +%s); cmake --build $(BUILD_DIR) -j $(JOBS) && \
+	echo $$(( $$(date +%s) - started )) > $(BUILD_DIR)/test-logs/build.seconds
+endef
 
 # Everything CI checks: unit tests, pg_regress (stock procedures and queen_ext), the
 # isolation specs (concurrent sessions) twice and the integration suite twice (stock
@@ -80,9 +104,7 @@ FUZZ_SECONDS ?= 30
 # fuzz target for FUZZ_SECONDS; the summary gives the build's and each suite's wall time, and
 # the last line is "N passed, N failed" over all of them (scripts/run-tests.sh).
 test: configure
-	@mkdir -p $(BUILD_DIR)/test-logs
-	@started=$$(date +%s); cmake --build $(BUILD_DIR) -j $(JOBS) && \
-		echo $$(( $$(date +%s) - started )) > $(BUILD_DIR)/test-logs/build.seconds
+	$(timed_build)
 	@$(MAKE) --no-print-directory ext-install
 	bash scripts/run-tests.sh $(BUILD_DIR) $(FUZZ_SECONDS)
 

@@ -5,6 +5,7 @@
 # path must behave exactly as the SQL one).
 #
 #   bash scripts/run-isolation.sh BUILD_DIR
+#   ISOLATION_SPECS="pop-race" bash scripts/run-isolation.sh BUILD_DIR    only these specs
 #
 # * Tests: every regress/isolation/specs/*.spec (sorted by name), compared with
 #   regress/isolation/expected/<name>.out. The specs connect to the database that
@@ -32,6 +33,16 @@ tests=()
 while IFS= read -r name; do
   [[ -n "$name" ]] && tests+=("$name")
 done < <(for f in "$ROOT"/regress/isolation/specs/*.spec; do [[ -e $f ]] && basename "$f" .spec; done | LC_ALL=C sort)
+# ISOLATION_SPECS="a b": only these specs (make isolation SPEC=a); a name without a file is an error.
+if [[ -n "${ISOLATION_SPECS:-}" ]]; then
+  for t in $ISOLATION_SPECS; do
+    [[ -f "$ROOT/regress/isolation/specs/$t.spec" ]] || {
+      echo "run-isolation: no spec regress/isolation/specs/$t.spec" >&2
+      exit 2
+    }
+  done
+  read -r -a tests <<<"$ISOLATION_SPECS"
+fi
 if ((${#tests[@]} == 0)); then
   echo "run-isolation: no specs in regress/isolation/specs" >&2
   exit 0

@@ -2,6 +2,7 @@
 # Runs the pg_regress suite in regress/ against a throw-away PostgreSQL 15 instance.
 #
 #   bash scripts/run-regress.sh BUILD_DIR
+#   REGRESS_TESTS="streams push" bash scripts/run-regress.sh BUILD_DIR    only these tests
 #
 # * Tests: every regress/sql/*.sql (sorted by name, C collation), compared with
 #   regress/expected/<name>.out.
@@ -28,6 +29,13 @@ tests=()
 while IFS= read -r name; do
   [[ -n "$name" ]] && tests+=("$name")
 done < <(for f in "$ROOT"/regress/sql/*.sql; do basename "$f" .sql; done | LC_ALL=C sort)
+# REGRESS_TESTS="a b": only these tests (make regress TEST=a); a name that has no file is an error.
+if [[ -n "${REGRESS_TESTS:-}" ]]; then
+  for t in $REGRESS_TESTS; do
+    [[ -f "$ROOT/regress/sql/$t.sql" ]] || { echo "run-regress: no test regress/sql/$t.sql" >&2; exit 2; }
+  done
+  read -r -a tests <<<"$REGRESS_TESTS"
+fi
 if ((${#tests[@]} == 0)); then
   echo "run-regress: no tests in regress/sql" >&2
   exit 0

@@ -8,11 +8,15 @@
 # The integration suite's two passes (stock, queen_ext) run at once, each cut into
 # INTEGRATION_SHARDS GoogleTest shards (default 2): its tests mostly wait on timers and
 # PostgreSQL, and each starts its own cluster and broker on free ports.
-#   bash scripts/run-tests.sh BUILD_DIR FUZZ_SECONDS
+#   bash scripts/run-tests.sh BUILD_DIR FUZZ_SECONDS [check]
+# With `check` (make check), only the inner loop's tier: the structure checks, the unit tests,
+# pg_regress, the isolation specs and the integration smoke subset (SMOKE_TESTS below), stock
+# and with queen_ext.
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BUILD_DIR="${1:?usage: $0 BUILD_DIR FUZZ_SECONDS}"
+BUILD_DIR="${1:?usage: $0 BUILD_DIR FUZZ_SECONDS [check]}"
 FUZZ_SECONDS="${2:-60}"
+TIER="${3:-all}"
 LOGS="$BUILD_DIR/test-logs"
 mkdir -p "$LOGS"
 
@@ -64,7 +68,7 @@ tally() {
   read -r p f < <(count "$kind" "$LOGS/$name.log" "$status")
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + f))
-  summary+=("$(printf '%-20s %5d passed, %d failed  %5d s' "$name" "$p" "$f" "$seconds")")
+  summary+=("$(printf '%-22s %5d passed, %d failed  %5d s' "$name" "$p" "$f" "$seconds")")
 }
 
 # suite NAME KIND COMMAND...: runs one suite, its output shown and kept in LOGS/NAME.log.
@@ -106,6 +110,16 @@ finish_background() {
   background=()
 }
 
+# print_summary: the summary; its last line is "N passed, N failed" over every suite run.
+print_summary() {
+  echo "==== summary (logs in $LOGS)"
+  # The build's wall time, when make test recorded it (Makefile, target test).
+  if [[ -f $LOGS/build.seconds ]]; then printf '%-22s %28d s\n' build "$(cat "$LOGS/build.seconds")"; fi
+  printf '%s\n' "${summary[@]}"
+  printf '%-22s %28d s\n' "suites (wall)" "$SECONDS"
+  echo "$total_passed passed, $total_failed failed"
+}
+
 suite sql-placement check python3 "$ROOT/scripts/check_sql_placement.py" "$ROOT/broker"
 suite sql-placement-self check python3 "$ROOT/scripts/check_sql_placement.py" --self-test
 suite format check bash "$ROOT/scripts/lint.sh" format
@@ -118,6 +132,21 @@ suite doc-references-self check python3 "$ROOT/scripts/check_doc_references.py" 
 suite unit gtest "$BUILD_DIR/queen_unit_tests"
 suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"
+if [[ $TIER == check ]]; then
+  # Push and pop with every field, an ack that frees the lease, two groups, a dead letter and
+  # its requeue, a long-poll woken by a push.
+  SMOKE_TESTS='PushPop.PopReturnsPushedMessagesInOffsetOrderWithEveryField'
+  SMOKE_TESTS+=':PushPop.LeasedPartitionIsNotHandedOutAgainAndAckFreesItAtOnce:PushPop.TwoGroupsEachGetEveryMessage'
+  SMOKE_TESTS+=':AckRules.AllFailedOnTheThirdDeliveryDeadLettersAll'
+  SMOKE_TESTS+=':Dlq.RequeuedMessageIsPoppedAgainWithItsTransactionIdAndPayload'
+  SMOKE_TESTS+=':LongPoll.PushOnTheSameBrokerWakesAParkedPop'
+  suite integration-smoke gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter="$SMOKE_TESTS"
+  suite integration-ext-smoke gtest env QUEEN_TEST_EXTENSION=1 "$BUILD_DIR/queen_integration_tests" \
+    --gtest_filter="$SMOKE_TESTS"
+  print_summary
+  ((total_failed == 0))
+  exit
+fi
 SHARDS="${INTEGRATION_SHARDS:-2}"
 echo "==== integration and integration-ext: $SHARDS shards each, at once (output follows when all end)"
 gtest_shards integration "$SHARDS" "$BUILD_DIR/queen_integration_tests" --gtest_filter=-Shards*:Failover*:ShardMoves*
@@ -142,10 +171,5 @@ suite integration-sharded gtest env QUEEN_TEST_SHARDED=1 "$BUILD_DIR/queen_integ
 suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 
-echo "==== summary (logs in $LOGS)"
-# The build's wall time, when make test recorded it (Makefile, target test).
-if [[ -f $LOGS/build.seconds ]]; then printf '%-20s %28d s\n' build "$(cat "$LOGS/build.seconds")"; fi
-printf '%s\n' "${summary[@]}"
-printf '%-20s %28d s\n' "suites (wall)" "$SECONDS"
-echo "$total_passed passed, $total_failed failed"
+print_summary
 ((total_failed == 0))
