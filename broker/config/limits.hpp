@@ -21,11 +21,10 @@ struct limits {
     // The broker-wide budget JSON documents being parsed draw from (docs/security.md); none in
     // tests that parse alone.
     util::memory_budget* parse_budget = nullptr;
-    // Streams (docs/streams.md, "Limits"): a state/get answer holds at most this many rows and
-    // bytes of values (the SDK does not page, so past them it is refused, never cut), and a
-    // state key at most max_stream_key_bytes.
-    std::size_t max_stream_state_rows = 10'000;
-    std::size_t max_stream_state_bytes = 16u << 20;
+    // Streams (docs/streams.md, "Limits"): a state/get lists at most this many keys, and a
+    // state key holds at most max_stream_key_bytes. The rows and bytes one answer (and one
+    // lane) holds are the database's (queen.stream_state_max_rows/_bytes), checked there.
+    std::size_t max_stream_state_keys = 10'000;
     std::size_t max_stream_key_bytes = 1024;
 };
 

@@ -38,6 +38,7 @@ struct stream_cycle_call {
     std::vector<push_item> push_items;
     std::vector<bool> derive_transaction_id;  // per push item: sent without one
     std::optional<stream_cycle_ack> ack;
+    std::optional<std::string> lease_id;  // a cycle without an ack: its live lease (canonical UUID text)
     bool release_lease = true;
 };
 

@@ -23,24 +23,22 @@ boost::asio::awaitable<stream_registration> register_stream_query(db::pg_pool& p
 
 boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& pool, const std::string& query_id,
                                                                    std::int64_t partition_id,
-                                                                   const stream_state_filter& filter, std::size_t limit,
+                                                                   const stream_state_filter& filter,
                                                                    const std::optional<std::string>& scope) {
     db::pg_array_builder keys;
     for (const auto& k : filter.keys) keys.add(k);
     const std::string keys_literal = keys.finish();
     const std::string pid = std::to_string(partition_id);
-    const std::string lim = std::to_string(limit);
     const std::vector<db::pg_param> params{
         db::pg_param::text(query_id),
         db::pg_param::text(pid),
         db::pg_param::text(keys_literal),
         filter.key_prefix ? db::pg_param::text(*filter.key_prefix) : db::pg_param::null(),
         filter.ripe_at_or_before ? db::pg_param::text(*filter.ripe_at_or_before) : db::pg_param::null(),
-        db::pg_param::text(lim),
         scope ? db::pg_param::text(*scope) : db::pg_param::null()};
     auto res = co_await pool.exec(
         "SELECT key, value::text, (extract(epoch FROM updated_at) * 1000000)::bigint "
-        "FROM queen.stream_state_get($1::uuid, $2::bigint, $3::text[], $4, $5::numeric, $6::integer, $7)",
+        "FROM queen.stream_state_get($1::uuid, $2::bigint, $3::text[], $4, $5::numeric, $6)",
         params);
     std::vector<stream_state_row> rows;
     rows.reserve(static_cast<std::size_t>(res.rows()));
@@ -60,10 +58,12 @@ stream_cycle_outcome read_cycle(const json& j, const push_batch& batch, std::siz
         out.error = j.value("error", std::string("the cycle failed"));
         return out;
     }
+    out.applied = j.value("applied", true);
     out.state_ops_applied = j.value("state_ops_applied", std::size_t{0});
     if (auto q = j.find("source_queue"); q != j.end() && q->is_string()) out.source_queue = q->get<std::string>();
-    out.push.resize(items);
-    out.push_transaction_ids.resize(items);
+    // A replay pushed nothing: it answers no push rows.
+    out.push.resize(out.applied ? items : 0);
+    out.push_transaction_ids.resize(out.push.size());
     for (const auto& row : j.value("push", json::array())) {
         const auto i = position_of(batch, row.at("item").get<std::size_t>()).second;
         out.push[i] = domain::push_outcome{row.at("status").get<std::string>() == "queued",
@@ -109,7 +109,8 @@ boost::asio::awaitable<stream_cycle_outcome> run_stream_cycle(db::pg_pool& pool,
     params.push_back(db::pg_param::text(literals[3]));
     params.push_back(ack ? db::pg_param::text(ack->transaction_id) : db::pg_param::null());
     params.push_back(ack && ack->offset ? db::pg_param::text(ack_offset) : db::pg_param::null());
-    params.push_back(ack && ack->lease_id ? db::pg_param::text(*ack->lease_id) : db::pg_param::null());
+    const auto& lease = ack ? ack->lease_id : call.lease_id;
+    params.push_back(lease ? db::pg_param::text(*lease) : db::pg_param::null());
     params.push_back(ack ? db::pg_param::text(ack->dead_letter ? "dlq" : "completed") : db::pg_param::null());
     params.push_back(ack && ack->error ? db::pg_param::text(*ack->error) : db::pg_param::null());
     params.push_back(db::pg_param::text(call.release_lease ? "t" : "f"));

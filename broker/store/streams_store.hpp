@@ -39,16 +39,18 @@ struct stream_state_row {
     std::int64_t updated_at_us = 0;
 };
 
-// queen.stream_state_get: the lane's rows sorted by key, at most `limit` of them; none for a
-// query outside the tenant `scope`.
+// queen.stream_state_get: the lane's rows sorted by key; none for a query outside the tenant
+// `scope`. Throws db::pg_error QN413 naming the limit when they are more rows or bytes than one
+// answer holds (counted by the database, before any row is sent).
 boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& pool, const std::string& query_id,
                                                                    std::int64_t partition_id,
-                                                                   const stream_state_filter& filter, std::size_t limit,
+                                                                   const stream_state_filter& filter,
                                                                    const std::optional<std::string>& scope);
 
 struct stream_cycle_outcome {
     bool success = false;
-    std::string error;  // when not success
+    std::string error;    // when not success
+    bool applied = true;  // false: a replay (its ack a noop), of which nothing was applied
     std::size_t state_ops_applied = 0;
     // Per push item in request order (when success): its outcome and transaction id.
     std::vector<domain::push_outcome> push;

@@ -29,8 +29,9 @@ SELECT key, value FROM queen.stream_state_get(:'qid', :pid, p_ripe_at_or_before 
 SELECT queue, partition, "offset", payload FROM queen.messages WHERE queue IN ('sa_sink', 'sa_other') ORDER BY 1, 2, 3;
 SELECT committed, lease_id IS NULL AS released FROM queen.log_consumers WHERE consumer_group = 'streams.sa_query' ORDER BY partition_id;
 
--- the same cycle again (an answer lost): the ack is a noop and the derived ids dedup the pushes
-SELECT (r->>'success')::boolean AS success, jsonb_path_query_array(r->'push', '$[*].status') AS statuses, r->'ack'->'noop' AS noop
+-- the same cycle again (an answer lost): the ack is a noop, so nothing of it is applied
+SELECT (r->>'success')::boolean AS success, (r->>'applied')::boolean AS applied,
+       jsonb_path_query_array(r->'push', '$[*].status') AS statuses, r->'ack'->'noop' AS noop
   FROM queen.stream_commit(:'qid', :pid, 'streams.sa_query', '[]',
            jsonb_build_array(jsonb_build_object('queue', 'sa_sink', 'payload', jsonb_build_object('sum', :total)),
                              jsonb_build_object('queue', 'sa_other', 'partition', 'x', 'payload', 1, 'transactionId', 'fixed'),

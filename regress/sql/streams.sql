@@ -172,10 +172,22 @@ SELECT key FROM queen.stream_state_get(:'q2', :p1, ARRAY['w:1', 'w:2', 'w:s', 'a
 SELECT key FROM queen.stream_state_get(:'q2', :p1, ARRAY['w:1', 'w:2', 'a'], 'a');
 SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, 'w:', 150.5);
 SELECT key FROM queen.stream_state_get(:'q2', :p1, ARRAY['a', 'b'], NULL, 1e6);
--- p_limit: the first rows in key order
-SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, NULL, NULL, 3);
-SELECT key FROM queen.stream_state_get(:'q2', :p1, ARRAY['b', 'a:1', 'ä', 'B'], NULL, NULL, 2);
-SELECT key FROM queen.stream_state_get(:'q2', :p1, NULL, 'w:', 1e6, 2);
+-- the answer limits: rows and bytes of keys and values (value as JSON text), counted first
+SELECT queen.stream_state_max_rows() AS max_rows, queen.stream_state_max_bytes() AS max_bytes;
+SELECT * FROM queen.stream_state_size(:'q2', :p1);
+SELECT * FROM queen.stream_state_size(:'q2', :p1, ARRAY['b', 'a:1', 'ä', 'B']);
+SELECT * FROM queen.stream_state_size(:'q2', :p1, NULL, 'w:', 1e6);
+-- a lane past them (written through SQL) is refused whole (QN413), answered by prefix
+INSERT INTO queen.stream_state (query_id, partition_id, key, version, value)
+SELECT :'q2', -1, format('k%s', lpad(i::text, 5, '0')), nextval('queen.stream_state_version'), to_jsonb(i)
+  FROM generate_series(1, queen.stream_state_max_rows() + 1) i;
+SELECT state_rows, state_bytes FROM queen.stream_state_size(:'q2', -1);
+SELECT count(*) FROM queen.stream_state_get(:'q2', -1);
+SELECT count(*) FROM queen.stream_state_get(:'q2', -1, NULL, 'k0000');
+UPDATE queen.stream_state SET value = to_jsonb(repeat('x', 16777216)) WHERE query_id = :'q2' AND partition_id = -1 AND key = 'k00001';
+SELECT count(*) FROM queen.stream_state_get(:'q2', -1, NULL, 'k0000');
+SELECT count(*) FROM queen.stream_state_get(:'q2', -1, NULL, 'k0001');
+DELETE FROM queen.stream_state WHERE query_id = :'q2' AND partition_id = -1;
 -- each lane has its own state
 SELECT key, value FROM queen.stream_state_get(:'q2', :p2);
 -- unknown query or partition: no rows
@@ -243,7 +255,7 @@ SELECT * FROM pg_temp.cursor(:p1);
 -- derived transaction ids: a sink item without one, in a cycle with an ack, gets
 -- md5(query/partition/acked offset/position) as a uuid. p1 popped (5,8]; a cycle acks m6,
 -- keeps the lease and pushes a derived item; run again after it committed (a lost answer),
--- its ack is a noop and its push a duplicate: nothing is pushed twice
+-- its ack is a noop: a replay, of which nothing is applied (applied false, no push)
 SELECT partition_name, span_start, span_end FROM queen.pop('st_src', 'p1', 'g', 3, 1, false, true, NULL);
 SELECT pg_temp.lease(:p1) AS lease4 \gset
 SELECT pg_temp.cycle(:'q1', :p1, '[["upsert", "last", 6]]',
@@ -268,8 +280,8 @@ SELECT partition_name, span_start, span_end, leases_expired FROM queen.pop('st_s
 SELECT pg_temp.lease(:p1) AS lease5 \gset
 
 -- m8 acked with a derived item: the ack reaches the span's end, so the lease is released. A
--- retry naming that lease fails with nothing applied; one without a lease is a noop with a
--- duplicate
+-- retry naming that lease fails with nothing applied; one without a lease is a replay, nothing
+-- applied either
 SELECT pg_temp.cycle(:'q1', :p1, '[["upsert", "last", 8]]', '[["st_sink", "k3", null, {"n": 8}, 0]]',
                      ack_tx => 'm8', ack_lease => :'lease5') AS cycle;
 SELECT pg_temp.fingerprint() AS before \gset
@@ -278,6 +290,7 @@ SELECT pg_temp.cycle(:'q1', :p1, '[["upsert", "last", 8]]', '[["st_sink", "k3", 
 SELECT pg_temp.fingerprint() = :'before' AS unchanged;
 SELECT pg_temp.cycle(:'q1', :p1, '[["upsert", "last", 8]]', '[["st_sink", "k3", null, {"n": 8}, 0]]',
                      ack_tx => 'm8') AS retried;
+SELECT pg_temp.fingerprint() = :'before' AS unchanged;
 SELECT partition, "offset", transaction_id IN (md5(format('%s/%s/%s/%s', :'q1', :p1, 6, 1))::uuid::text,
                                               md5(format('%s/%s/%s/%s', :'q1', :p1, 8, 0))::uuid::text) AS derived,
        payload FROM queen.messages WHERE queue = 'st_sink' AND partition = 'k3' ORDER BY "offset";

@@ -73,20 +73,29 @@ AS $$
     SELECT jsonb_typeof(p_value -> 'windowEnd') = 'number' AND (p_value ->> 'windowEnd')::numeric <= p_at
 $$;
 
--- queen.stream_state_get: the state rows of one lane, sorted by key (byte order), at most
--- p_limit of them. p_keys (NULL or empty: every key), p_key_prefix and p_ripe_at_or_before
--- (rows whose value.windowEnd is a number at or before it) combine with AND. Listed keys are
--- looked up one by one, newest version first; the other forms read the lane's key range.
--- stream_state_get and stream_cycle take the tenant scope (sql/procedures/21_tenancy.sql) as a
--- new trailing parameter: a query outside it is an unknown one. Drop the forms without it.
-DROP FUNCTION IF EXISTS queen.stream_state_get(uuid, bigint, text[], text, numeric, integer);
-DROP FUNCTION IF EXISTS queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb[], text[], text[], integer[],
-                                           text[], uuid[], text[], text[], integer[], text, bigint, uuid, text, text,
-                                           boolean);
+-- queen.stream_state_max_rows() and queen.stream_state_max_bytes(): the most rows, and bytes of
+-- keys and values (octet_length(key) + octet_length(value::text)), one state/get answer holds:
+-- the one source of both (docs/streams.md, "Limits"). A cycle may not leave a lane past them.
+CREATE OR REPLACE FUNCTION queen.stream_state_max_rows()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT 10000 $$;
+COMMENT ON FUNCTION queen.stream_state_max_rows() IS
+  'The most state rows one stream state/get answer, and so one lane, holds.';
 
-CREATE OR REPLACE FUNCTION queen.stream_state_get(
-    p_query_id uuid, p_partition_id bigint, p_keys text[] DEFAULT NULL, p_key_prefix text DEFAULT NULL,
-    p_ripe_at_or_before numeric DEFAULT NULL, p_limit integer DEFAULT NULL, p_scope text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION queen.stream_state_max_bytes()
+RETURNS bigint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT 16777216::bigint $$;
+COMMENT ON FUNCTION queen.stream_state_max_bytes() IS
+  'The most bytes of keys and values one stream state/get answer, and so one lane, holds.';
+
+-- queen.stream_state_rows: the state rows of one lane, sorted by key (byte order). p_keys (NULL
+-- or empty: every key), p_key_prefix and p_ripe_at_or_before (rows whose value.windowEnd is a
+-- number at or before it) combine with AND. Listed keys are looked up one by one, newest
+-- version first; the other forms read the lane's key range. No scope check: callers make it.
+CREATE OR REPLACE FUNCTION queen.stream_state_rows(
+    p_query_id uuid, p_partition_id bigint, p_keys text[], p_key_prefix text, p_ripe_at_or_before numeric)
 RETURNS TABLE(key text, value jsonb, updated_at timestamptz)
 LANGUAGE plpgsql STABLE
 -- Key lookups newest version first: a bitmap scan (the planner's pick once a held snapshot has
@@ -95,9 +104,6 @@ SET enable_bitmapscan = off
 AS $$
 #variable_conflict use_column
 BEGIN
-    IF queen.scoped_stream_query_id(p_query_id, p_scope) IS DISTINCT FROM p_query_id THEN
-        RETURN;
-    END IF;
     IF cardinality(p_keys) > 0 THEN
         RETURN QUERY
             SELECT s.key::text, s.value, s.updated_at
@@ -108,8 +114,7 @@ BEGIN
                     ORDER BY s.version DESC LIMIT 1) s
              WHERE (p_key_prefix IS NULL OR starts_with(s.key, p_key_prefix))
                AND (p_ripe_at_or_before IS NULL OR queen.stream_value_ripe(s.value, p_ripe_at_or_before))
-             ORDER BY s.key
-             LIMIT p_limit;
+             ORDER BY s.key;
     ELSE
         RETURN QUERY
             SELECT s.key::text, s.value, s.updated_at FROM queen.stream_state s
@@ -117,13 +122,91 @@ BEGIN
                AND (p_key_prefix IS NULL OR s.key >= p_key_prefix)
                AND (p_key_prefix IS NULL OR starts_with(s.key, p_key_prefix))
                AND (p_ripe_at_or_before IS NULL OR queen.stream_value_ripe(s.value, p_ripe_at_or_before))
-             ORDER BY s.key
-             LIMIT p_limit;
+             ORDER BY s.key;
     END IF;
 END;
 $$;
-COMMENT ON FUNCTION queen.stream_state_get(uuid, bigint, text[], text, numeric, integer, text) IS
+COMMENT ON FUNCTION queen.stream_state_rows(uuid, bigint, text[], text, numeric) IS
   'The state rows of one stream lane, filtered by keys, key prefix and ripeness, sorted by key.';
+
+-- queen.stream_state_size: how many of those rows there are (counted up to one past
+-- queen.stream_state_max_rows()) and their bytes of keys and values, read here so that no
+-- caller holds an answer it must refuse.
+CREATE OR REPLACE FUNCTION queen.stream_state_size(
+    p_query_id uuid, p_partition_id bigint, p_keys text[] DEFAULT NULL, p_key_prefix text DEFAULT NULL,
+    p_ripe_at_or_before numeric DEFAULT NULL)
+RETURNS TABLE(state_rows bigint, state_bytes bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT count(*), coalesce(sum(octet_length(r.key) + octet_length(r.value::text)), 0)::bigint
+      FROM (SELECT * FROM queen.stream_state_rows(p_query_id, p_partition_id, p_keys, p_key_prefix,
+                                                  p_ripe_at_or_before)
+             LIMIT queen.stream_state_max_rows() + 1) r
+$$;
+COMMENT ON FUNCTION queen.stream_state_size(uuid, bigint, text[], text, numeric) IS
+  'Rows (counted to one past the limit) and bytes of keys and values of a stream lane''s filtered state.';
+
+-- queen.stream_state_get: the state rows of one lane (queen.stream_state_rows), whole, or
+-- refused with QN413 naming the limit when they are more rows or bytes than one answer holds
+-- (counted first, so that nothing past the limits is sent). A query outside the tenant scope
+-- (sql/procedures/21_tenancy.sql) is an unknown one: no rows.
+DROP FUNCTION IF EXISTS queen.stream_state_get(uuid, bigint, text[], text, numeric, integer);
+DROP FUNCTION IF EXISTS queen.stream_state_get(uuid, bigint, text[], text, numeric, integer, text);  -- lost p_limit
+DROP FUNCTION IF EXISTS queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb[], text[], text[], integer[],
+                                           text[], uuid[], text[], text[], integer[], text, bigint, uuid, text, text,
+                                           boolean);
+
+CREATE OR REPLACE FUNCTION queen.stream_state_get(
+    p_query_id uuid, p_partition_id bigint, p_keys text[] DEFAULT NULL, p_key_prefix text DEFAULT NULL,
+    p_ripe_at_or_before numeric DEFAULT NULL, p_scope text DEFAULT NULL)
+RETURNS TABLE(key text, value jsonb, updated_at timestamptz)
+LANGUAGE plpgsql STABLE
+AS $$
+#variable_conflict use_column
+DECLARE
+    sz record;
+BEGIN
+    IF queen.scoped_stream_query_id(p_query_id, p_scope) IS DISTINCT FROM p_query_id THEN
+        RETURN;
+    END IF;
+    SELECT * INTO sz FROM queen.stream_state_size(p_query_id, p_partition_id, p_keys, p_key_prefix, p_ripe_at_or_before);
+    IF sz.state_rows > queen.stream_state_max_rows() THEN
+        RAISE EXCEPTION 'the state asked for has more than % rows, the most one answer holds; ask for fewer with keys or key_prefix',
+              queen.stream_state_max_rows() USING ERRCODE = 'QN413';
+    END IF;
+    IF sz.state_bytes > queen.stream_state_max_bytes() THEN
+        RAISE EXCEPTION 'the state asked for holds more than % bytes of keys and values, the most one answer holds; ask for fewer with keys or key_prefix',
+              queen.stream_state_max_bytes() USING ERRCODE = 'QN413';
+    END IF;
+    RETURN QUERY SELECT * FROM queen.stream_state_rows(p_query_id, p_partition_id, p_keys, p_key_prefix,
+                                                       p_ripe_at_or_before);
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_state_get(uuid, bigint, text[], text, numeric, text) IS
+  'The state rows of one stream lane, filtered and sorted by key; QN413 past the answer limits.';
+
+-- queen.stream_check_lane_size: raises QNCYC naming the limit when the lane now holds more state
+-- rows or bytes than its own whole-lane state/get could return.
+CREATE OR REPLACE FUNCTION queen.stream_check_lane_size(p_query_id uuid, p_partition_id bigint)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    sz record;
+BEGIN
+    SELECT * INTO sz FROM queen.stream_state_size(p_query_id, p_partition_id);
+    IF sz.state_rows > queen.stream_state_max_rows() THEN
+        RAISE EXCEPTION 'the cycle would leave the lane with more than % state rows, the most one state/get answer holds',
+              queen.stream_state_max_rows() USING ERRCODE = 'QNCYC';
+    END IF;
+    IF sz.state_bytes > queen.stream_state_max_bytes() THEN
+        RAISE EXCEPTION 'the cycle would leave the lane with % bytes of state keys and values, more than the % one state/get answer holds',
+              sz.state_bytes, queen.stream_state_max_bytes() USING ERRCODE = 'QNCYC';
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_check_lane_size(uuid, bigint) IS
+  'Raises QNCYC when a stream lane holds more state than one whole-lane state/get answer may.';
 
 -- queen.stream_ack_offset: the offset a cycle's ack names, resolved as queen.ack resolves it
 -- (a stored transaction id at or below the cursor or inside the live span, else a search of
@@ -179,16 +262,52 @@ BEGIN
 END;
 $$;
 
+-- queen.stream_settle_lease: the live lease of the group's cursor on the partition (the cycle's)
+-- released, or kept and marked counted (lease_counted) so that its expiry counts no attempt;
+-- NULL when there is no live lease, else whether it was released.
+CREATE OR REPLACE FUNCTION queen.stream_settle_lease(p_partition_id bigint, p_group text, p_release boolean)
+RETURNS boolean
+LANGUAGE plpgsql
+SET enable_bitmapscan = off
+AS $$
+DECLARE
+    cur record;
+BEGIN
+    SELECT lc.ctid AS tid, lc.lease_id, lc.lease_expires_at INTO cur FROM queen.log_consumers lc
+     WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
+     ORDER BY lc.version DESC LIMIT 1
+       FOR UPDATE;
+    IF NOT FOUND OR cur.lease_id IS NULL OR cur.lease_expires_at <= now() THEN
+        RETURN NULL;
+    END IF;
+    IF p_release THEN
+        UPDATE queen.log_consumers lc
+           SET lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
+         WHERE lc.ctid = cur.tid;
+        RETURN true;
+    END IF;
+    UPDATE queen.log_consumers lc SET lease_counted = true WHERE lc.ctid = cur.tid;
+    RETURN false;
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_settle_lease(bigint, text, boolean) IS
+  'A stream cycle''s live lease released, or kept and marked counted; NULL when none is live.';
+
 -- queen.stream_cycle: one cycle of a stream lane (POST /streams/v1/cycle), in ONE transaction.
 -- Inputs: the query and source partition; the consumer group of the source; state ops as
 --   parallel arrays (type 'upsert' | 'delete', key, value); the sink pushes as queen.push takes
 --   them, with p_derive[k] the 0-based request position of SQL item k when its transaction id
 --   must be derived (NULL otherwise); the ack (p_ack_txid NULL: none; p_ack_offset when the
---   broker resolved it; status 'completed' or 'dlq'; error text), and p_release_lease.
--- Output: one jsonb {success, error?, source_queue, state_ops_applied, push:[{item, status, partition_id,
---   offset, transaction_id}], ack: null | {offset, noop, dlq, lease_released, queue_name}}.
+--   broker resolved it; status 'completed' or 'dlq'; error text); p_ack_lease, the cycle's
+--   lease, checked live when given, with or without an ack; and p_release_lease.
+-- Output: one jsonb {success, error?, applied, source_queue, state_ops_applied, push:[{item, status,
+--   partition_id, offset, transaction_id}], ack: null | {offset, noop, dlq, lease_released, queue_name}}.
 -- Semantics (docs/streams.md): state ops in order, then the pushes (dedup, order), then the
---   ack; any failure rolls all of it back and is reported with success false. The ack of a
+--   ack; any failure rolls all of it back and is reported with success false. A cycle whose ack
+--   is a noop (its message already at or below the cursor: a late or replayed cycle) applies
+--   nothing and answers success with applied false, since its state would overwrite newer
+--   state. A cycle may not leave its lane with more state than one state/get answer holds
+--   (queen.stream_check_lane_size). The ack of a
 --   completion commits through the named message; the lease is then released, or with
 --   p_release_lease false kept and marked counted (lease_counted), so that its expiry counts
 --   no attempt. A 'dlq' ack dead-letters the message and releases the lease. A sink item
@@ -218,8 +337,8 @@ DECLARE
     v_ack     jsonb := NULL;
     v_off     bigint;
     a         record;
-    cur       record;
     v_released boolean;
+    v_upserts boolean := false;
     i         integer;
 BEGIN
     IF p_ack_status IS NOT NULL AND p_ack_status NOT IN ('completed', 'dlq') THEN
@@ -242,6 +361,24 @@ BEGIN
         PERFORM 1 FROM queen.stream_lanes l
          WHERE l.query_id = p_query_id AND l.partition_id = p_partition_id FOR UPDATE;
 
+        -- The lease, and the acked offset, read first: derived transaction ids name it, and an
+        -- ack at or below the cursor makes the whole cycle a replay.
+        PERFORM queen.stream_check_lease(p_partition_id, p_group, p_ack_lease);
+        IF p_ack_txid IS NOT NULL THEN
+            v_off := coalesce(p_ack_offset, queen.stream_ack_offset(p_partition_id, p_group, p_ack_txid));
+            IF v_off IS NULL THEN
+                RAISE EXCEPTION 'the acknowledged message (transactionId %) is not in the span of group % on partition %',
+                      p_ack_txid, p_group, p_partition_id USING ERRCODE = 'QNCYC';
+            END IF;
+            -- A completion at or below the cursor is queen.ack's noop; a dead-lettering one is
+            -- refused by queen.ack below ('already committed').
+            IF p_ack_status = 'completed' AND v_off <= (SELECT lc.committed FROM queen.log_consumers lc
+                          WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
+                          ORDER BY lc.version DESC LIMIT 1) THEN
+                RAISE EXCEPTION 'replayed' USING ERRCODE = 'QNNOP';
+            END IF;
+        END IF;
+
         -- 1. State ops, in order.
         FOR i IN 1 .. coalesce(cardinality(p_op_types), 0) LOOP
             IF p_op_types[i] IS NULL OR p_op_types[i] NOT IN ('upsert', 'delete') OR p_op_keys[i] IS NULL
@@ -256,20 +393,14 @@ BEGIN
                 DELETE FROM queen.stream_state s WHERE s.ctid = v_prev;
             END IF;
             IF p_op_types[i] = 'upsert' THEN
+                v_upserts := true;
                 INSERT INTO queen.stream_state (query_id, partition_id, key, version, value)
                 VALUES (p_query_id, p_partition_id, p_op_keys[i], nextval('queen.stream_state_version'), p_op_values[i]);
             END IF;
             v_ops := v_ops + 1;
         END LOOP;
-
-        -- The acked offset, read first: derived transaction ids name it.
-        IF p_ack_txid IS NOT NULL THEN
-            PERFORM queen.stream_check_lease(p_partition_id, p_group, p_ack_lease);
-            v_off := coalesce(p_ack_offset, queen.stream_ack_offset(p_partition_id, p_group, p_ack_txid));
-            IF v_off IS NULL THEN
-                RAISE EXCEPTION 'the acknowledged message (transactionId %) is not in the span of group % on partition %',
-                      p_ack_txid, p_group, p_partition_id USING ERRCODE = 'QNCYC';
-            END IF;
+        IF v_upserts THEN
+            PERFORM queen.stream_check_lane_size(p_query_id, p_partition_id);
         END IF;
 
         -- 2. Sink pushes.
@@ -298,36 +429,38 @@ BEGIN
                 RAISE EXCEPTION 'the acknowledgement of transactionId % failed: %', p_ack_txid, a.error
                       USING ERRCODE = 'QNCYC';
             END IF;
-            v_released := a.lease_released;
-            -- The cursor version queen.ack just wrote (locked by it in this transaction).
-            SELECT lc.ctid AS tid, lc.lease_id, lc.lease_expires_at INTO cur FROM queen.log_consumers lc
-             WHERE lc.partition_id = p_partition_id AND lc.consumer_group = p_group
-             ORDER BY lc.version DESC LIMIT 1
-               FOR UPDATE;
-            -- The live lease is the cycle's when the ack named it, or when the ack applied inside
-            -- it; a noop ack without a lease id (a retry) leaves another consumer's lease alone.
-            IF cur.lease_id IS NOT NULL AND cur.lease_expires_at > now() AND (p_ack_lease IS NOT NULL OR NOT a.noop) THEN
-                IF p_ack_status = 'dlq' OR coalesce(p_release_lease, true) THEN
-                    UPDATE queen.log_consumers lc
-                       SET lease_id = NULL, lease_end = NULL, lease_expires_at = NULL, lease_counted = false
-                     WHERE lc.ctid = cur.tid;
-                    v_released := true;
-                ELSE
-                    -- Kept on purpose: its expiry is a deferral and counts no attempt.
-                    UPDATE queen.log_consumers lc SET lease_counted = true WHERE lc.ctid = cur.tid;
-                    v_released := false;
-                END IF;
+            IF a.noop THEN
+                -- Another ack moved the cursor past it since the check above.
+                RAISE EXCEPTION 'replayed' USING ERRCODE = 'QNNOP';
             END IF;
+            -- The live lease is the cycle's: the ack named it, or applied inside it.
+            v_released := coalesce(queen.stream_settle_lease(p_partition_id, p_group,
+                                                             p_ack_status = 'dlq' OR coalesce(p_release_lease, true)),
+                                   a.lease_released);
             v_ack := jsonb_build_object('offset', v_off, 'noop', a.noop, 'dlq', a.dlq,
                                         'lease_released', v_released, 'queue_name', a.queue_name);
         END IF;
-    EXCEPTION WHEN SQLSTATE 'QNCYC' OR SQLSTATE 'QN429' THEN
-        -- Everything of this call is rolled back (the block is a subtransaction).
-        RETURN jsonb_build_object('success', false, 'error', SQLERRM, 'state_ops_applied', 0,
-                                  'push', '[]'::jsonb, 'ack', NULL);
+    EXCEPTION
+        WHEN SQLSTATE 'QNNOP' THEN
+            -- A replay: everything of this call is rolled back, and that is its success. A lease
+            -- it names (checked live) is still kept or released as it asks.
+            v_released := false;
+            IF p_ack_lease IS NOT NULL THEN
+                v_released := coalesce(queen.stream_settle_lease(p_partition_id, p_group,
+                                                                 coalesce(p_release_lease, true)), false);
+            END IF;
+            RETURN jsonb_build_object('success', true, 'applied', false, 'source_queue', q.source_queue,
+                                      'state_ops_applied', 0, 'push', '[]'::jsonb,
+                                      'ack', jsonb_build_object('offset', v_off, 'noop', true, 'dlq', false,
+                                                                'lease_released', v_released,
+                                                                'queue_name', q.source_queue));
+        WHEN SQLSTATE 'QNCYC' OR SQLSTATE 'QN429' THEN
+            -- Everything of this call is rolled back (the block is a subtransaction).
+            RETURN jsonb_build_object('success', false, 'error', SQLERRM, 'state_ops_applied', 0,
+                                      'push', '[]'::jsonb, 'ack', NULL);
     END;
-    RETURN jsonb_build_object('success', true, 'source_queue', q.source_queue, 'state_ops_applied', v_ops,
-                              'push', v_push, 'ack', v_ack);
+    RETURN jsonb_build_object('success', true, 'applied', true, 'source_queue', q.source_queue,
+                              'state_ops_applied', v_ops, 'push', v_push, 'ack', v_ack);
 END;
 $$;
 COMMENT ON FUNCTION queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb[], text[], text[], integer[], text[],

@@ -97,7 +97,8 @@ INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
     -- streams (sql/shards/70_streams.sql)
     ('queen.stream_register',           'custom',   NULL, NULL),
     ('queen_proxy.stream_register_on_all', 'every', NULL, 'queen.stream_register'),
-    ('queen.stream_state_get',          'id',       'p_partition_id', NULL),
+    ('queen.stream_state_get',          'custom',   NULL, NULL),
+    ('queen_proxy.stream_state_get',    'id',       'p_partition_id', 'queen.stream_state_get'),
     ('queen.stream_cycle',              'custom',   NULL, NULL),
     ('queen_proxy.stream_cycle',        'on_shard', NULL, 'queen.stream_cycle'),
     ('queen.stream_queries_overview',   'custom',   NULL, NULL),

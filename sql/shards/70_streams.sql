@@ -22,6 +22,26 @@ $$;
 COMMENT ON FUNCTION queen.stream_register(text, text, text, text, boolean, text) IS
   'Proxy: a stream query registered on every shard under one id.';
 
+-- queen.stream_state_get: on the shard of the partition; its refusal past the answer limits
+-- (QN413) comes back as the shard raised it.
+DROP FUNCTION IF EXISTS queen.stream_state_get(uuid, bigint, text[], text, numeric, integer, text);  -- lost p_limit
+CREATE OR REPLACE FUNCTION queen.stream_state_get(
+    p_query_id uuid, p_partition_id bigint, p_keys text[] DEFAULT NULL, p_key_prefix text DEFAULT NULL,
+    p_ripe_at_or_before numeric DEFAULT NULL, p_scope text DEFAULT NULL)
+RETURNS TABLE(key text, value jsonb, updated_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN QUERY
+        SELECT * FROM queen_proxy.stream_state_get(p_query_id, p_partition_id, p_keys, p_key_prefix,
+                                                   p_ripe_at_or_before, p_scope);
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.stream_state_get(uuid, bigint, text[], text, numeric, text) IS
+  'Proxy: a stream lane''s state rows from the shard of its partition.';
+
 -- queen.stream_cycle: one local transaction on the shard of the source partition, which every
 -- sink push must share (409 otherwise, nothing applied), as a transaction's.
 CREATE OR REPLACE FUNCTION queen.stream_cycle(

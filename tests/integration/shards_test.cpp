@@ -496,6 +496,8 @@ TEST(Shards, StreamCyclesRunOnTheShardOfTheirSourcePartition) {
                           json{{"query_id", query_id},
                                {"partition_id", lane_ids["lane0"]},
                                {"consumer_group", "streams.counts"},
+                               // Any lease: the proxy refuses before a shard looks at it.
+                               {"lease_id", "00000000-0000-4000-8000-000000000000"},
                                {"state_ops", json::array({{{"type", "upsert"}, {"key", "x"}, {"value", 1}}})},
                                {"push_items", json::array({{{"queue", "snk"}, {"partition", far},
                                                             {"payload", {{"x", 1}}}}})}});

@@ -35,6 +35,7 @@ api_error from_procedure(const std::string& sqlstate, const std::string& message
     if (sqlstate == "QN429") return api_error(error_code::too_many_requests, message, 1);
     if (sqlstate == "QN404") return api_error(error_code::not_found, message);
     if (sqlstate == "QN409") return api_error(error_code::conflict, message);
+    if (sqlstate == "QN413") return api_error(error_code::payload_too_large, message);
     if (sqlstate == "QN501") return api_error(error_code::not_implemented, message);
     if (sqlstate == db::sqlstate_shard_unreachable || sqlstate == db::sqlstate_shard_moving)
         return api_error(error_code::unavailable, message, 1);

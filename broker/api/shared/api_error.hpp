@@ -37,7 +37,7 @@ private:
 };
 
 // A domain error raised by a stored procedure (SQLSTATE class QN): QN429 → 429,
-// QN404 → 404, QN409 → 409, QN501 → 501, QN503 → 503 (a shard unreachable), any other QN
+// QN404 → 404, QN409 → 409, QN413 → 413, QN501 → 501, QN503 → 503 (a shard unreachable), any other QN
 // code → 400. The message is the procedure's own.
 api_error from_procedure(const std::string& sqlstate, const std::string& message);
 

@@ -184,4 +184,15 @@ bool json_holds_nul(const nlohmann::json& value) {
     return false;
 }
 
+bool json_text_holds_nul(std::string_view text) {
+    // Outside strings valid JSON has no backslash; inside, each escape is skipped whole, so an
+    // escaped backslash followed by "u0000" is text, not a NUL.
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '\\') continue;
+        if (text.substr(i + 1, 5) == "u0000") return true;
+        ++i;
+    }
+    return false;
+}
+
 }  // namespace queen::api

@@ -51,4 +51,7 @@ std::size_t json_text_depth(std::string_view text);
 // \u0000), which jsonb cannot store. Iterative, like json_nesting_depth.
 bool json_holds_nul(const nlohmann::json& value);
 
+// The same for JSON text (`text` must be valid JSON): true when it holds the escape \u0000.
+bool json_text_holds_nul(std::string_view text);
+
 }  // namespace queen::api

@@ -1,6 +1,7 @@
 #include "api/streams/stream_requests.hpp"
 
 #include "api/shared/json_body.hpp"
+#include "api/shared/json_guard.hpp"
 #include "api/shared/push_request.hpp"
 #include "segment/segment_codec.hpp"
 
@@ -66,6 +67,8 @@ domain::stream_state_op parse_state_op(const json_text_body& body, simdjson::ond
     if (op.upsert) {
         if (!value.present) throw bad_request(name + ".value is required for an upsert");
         check_payload_text_depth(value.text, name + ".value", lim);
+        if (json_text_holds_nul(value.text))
+            throw bad_request(name + ".value must not contain \\u0000 (state is stored as jsonb)");
         op.value = std::string(value.text);
     }
     return op;
@@ -88,6 +91,29 @@ std::vector<domain::stream_state_op> parse_state_ops(const json_text_body& body,
     return out;
 }
 
+// A lease id as the database compares it: one that is no UUID names no lease.
+std::string lease_of(std::string_view text) {
+    auto uuid = segment::parse_uuid(text);
+    return uuid ? segment::uuid_to_string(*uuid) : "00000000-0000-0000-0000-000000000000";
+}
+
+// The cycle's lease: ack.leaseId, or the top-level lease_id. A cycle without an ack that names
+// a lease applies only while that lease is live (a late one cannot overwrite newer state); one
+// that names none is Queen's SDKs' idle flush (`ack: null`, no lease), applied as sent
+// (docs/streams.md, "Late and replayed cycles").
+void resolve_cycle_lease(domain::stream_cycle_call& call, const json_field& lease) {
+    if (!lease.absent_or_null()) {
+        if (lease.type != json_type::string) throw bad_request("lease_id must be a string");
+        call.lease_id = lease_of(lease.text);
+    }
+    if (call.ack) {
+        if (call.lease_id && call.ack->lease_id && *call.lease_id != *call.ack->lease_id)
+            throw bad_request("lease_id and ack.leaseId name different leases");
+        if (!call.ack->lease_id) call.ack->lease_id = call.lease_id;
+        call.lease_id.reset();
+    }
+}
+
 // ack: {transactionId, leaseId?, status?, count?, error?}.
 domain::stream_cycle_ack parse_cycle_ack(std::string_view text, std::size_t& count) {
     const json a = json::parse(text);
@@ -100,9 +126,7 @@ domain::stream_cycle_ack parse_cycle_ack(std::string_view text, std::size_t& cou
     check_no_nul("ack.transactionId", out.transaction_id);
     if (const json* lease = present_field(a, "leaseId")) {
         if (!lease->is_string()) throw bad_request("ack.leaseId must be a string");
-        auto uuid = segment::parse_uuid(lease->get_ref<const std::string&>());
-        // A lease id that is no UUID names no lease.
-        out.lease_id = uuid ? segment::uuid_to_string(*uuid) : "00000000-0000-0000-0000-000000000000";
+        out.lease_id = lease_of(lease->get_ref<const std::string&>());
     }
     std::string status = "completed";
     if (const json* st = present_field(a, "status")) {
@@ -128,7 +152,8 @@ domain::stream_cycle_ack parse_cycle_ack(std::string_view text, std::size_t& cou
 // The parts of a cycle whose errors fail the cycle rather than the request.
 void parse_cycle_operations(stream_cycle_request& out, const json_text_body& body, ondemand_parsers& parsers,
                             const json_field& group, const json_field& ops, const json_field& items,
-                            const json_field& ack, const json_field& release, const limits& lim) {
+                            const json_field& ack, const json_field& release, const json_field& lease,
+                            const limits& lim) {
     auto& call = out.call;
     call.consumer_group = queue_mode_group;
     if (!group.absent_or_null()) {
@@ -158,6 +183,7 @@ void parse_cycle_operations(stream_cycle_request& out, const json_text_body& bod
         if (ack.type != json_type::object) throw bad_request("ack must be an object or null");
         call.ack = parse_cycle_ack(ack.text, out.ack_count);
     }
+    resolve_cycle_lease(call, lease);
 }
 
 }  // namespace
@@ -198,9 +224,9 @@ stream_state_request parse_stream_state_get(std::string_view text, const limits&
     out.partition_id = parse_partition_id(pid->get_ref<const std::string&>());
     if (const json* keys = present_field(body, "keys")) {
         if (!keys->is_array()) throw bad_request("keys must be an array of strings");
-        if (keys->size() > lim.max_stream_state_rows)
+        if (keys->size() > lim.max_stream_state_keys)
             throw api_error(error_code::payload_too_large,
-                            fmt::format("keys may list at most {} keys", lim.max_stream_state_rows));
+                            fmt::format("keys may list at most {} keys", lim.max_stream_state_keys));
         for (std::size_t i = 0; i < keys->size(); ++i) {
             const json& k = (*keys)[i];
             if (!k.is_string()) throw bad_request(fmt::format("keys[{}] must be a string", i));
@@ -225,7 +251,7 @@ stream_cycle_request parse_stream_cycle(std::string_view text, const limits& lim
     ondemand_parsers parsers(body);
     auto document = take(parsers.at(0).iterate(body.padded(body.text())));
     if (take(document.type()) != json_type::object) throw bad_request("request body must be a JSON object");
-    json_field query, partition, group, ops, items, ack, release;
+    json_field query, partition, group, ops, items, ack, release, lease;
     for (auto member : take(document.get_object())) {
         auto field = take(std::move(member));
         const std::string_view key = take(field.unescaped_key());
@@ -244,6 +270,8 @@ stream_cycle_request parse_stream_cycle(std::string_view text, const limits& lim
             ack.read(value, true);
         else if (key == "release_lease")
             release.read(value, true);
+        else if (key == "lease_id")
+            lease.read(value);
     }
     if (query.absent_or_null() || query.type != json_type::string)
         throw bad_request("query_id is required and must be a string");
@@ -257,6 +285,9 @@ stream_cycle_request parse_stream_cycle(std::string_view text, const limits& lim
     const std::string group_text(group.text);  // the walk's parser reuses its buffer for later documents
     json_field own_group = group;
     own_group.text = group_text;
+    const std::string lease_text(lease.text);
+    json_field own_lease = lease;
+    own_lease.text = lease_text;
     try {
         auto uuid = segment::parse_uuid(out.query_id);
         if (!uuid) throw bad_request(fmt::format("unknown query {}", out.query_id));
@@ -265,7 +296,7 @@ stream_cycle_request parse_stream_cycle(std::string_view text, const limits& lim
         if (!pid)
             throw bad_request(fmt::format("partition {} is not a partition of the source queue", out.partition_id));
         out.call.partition_id = *pid;
-        parse_cycle_operations(out, body, parsers, own_group, ops, items, ack, release, lim);
+        parse_cycle_operations(out, body, parsers, own_group, ops, items, ack, release, own_lease, lim);
     } catch (const api_error& e) {
         if (e.code() != error_code::bad_request) throw;
         out.refusal = e.what();

@@ -72,10 +72,15 @@ asio::awaitable<store::stream_cycle_outcome> run_cycle(broker_context& ctx, stor
     co_return co_await with_undecodable_spans_resolved(ctx.pool, std::move(acks), attempt);
 }
 
-// Activity and Prometheus counts of a committed cycle: its state ops, its stored pushes and its ack.
+// Activity and Prometheus counts of a committed cycle: its state ops, its stored pushes and its
+// ack (none for a replay, which applied nothing).
 void record_cycle(broker_context& ctx, const store::stream_cycle_call& call,
                   const std::vector<domain::push_item>& items, const store::stream_cycle_outcome& outcome,
                   double seconds) {
+    if (!outcome.applied) {
+        ctx.prometheus.stream_cycle(true, 0, 0, 0, seconds);
+        return;
+    }
     std::int64_t upserts = 0;
     for (const auto& op : call.state_ops) upserts += op.upsert ? 1 : 0;
     ctx.prometheus.stream_cycle(true, upserts, static_cast<std::int64_t>(call.state_ops.size()) - upserts,
@@ -120,25 +125,16 @@ asio::awaitable<http::response> handle_stream_register(broker_context& ctx, http
     co_return http::json_text(http::bhttp::status::ok, out.take());
 }
 
-// POST /streams/v1/state/get: a lane's state rows, sorted by key, whole or refused (413).
+// POST /streams/v1/state/get: a lane's state rows, sorted by key, whole or refused (413, by the
+// database before it sends a row).
 asio::awaitable<http::response> handle_stream_state_get(broker_context& ctx, http::request_context& rc) {
     const auto req = parse_stream_state_get(rc.req.body(), ctx.limits);
     std::vector<store::stream_state_row> rows;
     if (req.partition_id)
-        rows = co_await store::stream_state(ctx.pool, req.query_id, *req.partition_id, req.filter,
-                                            ctx.limits.max_stream_state_rows + 1, rc.tenant.sql_scope());
-    if (rows.size() > ctx.limits.max_stream_state_rows)
-        throw api_error(error_code::payload_too_large,
-                        fmt::format("the state asked for has more than {} rows, the most one answer holds; ask "
-                                    "for fewer with keys or key_prefix",
-                                    ctx.limits.max_stream_state_rows));
+        rows =
+            co_await store::stream_state(ctx.pool, req.query_id, *req.partition_id, req.filter, rc.tenant.sql_scope());
     std::size_t bytes = 0;
     for (const auto& r : rows) bytes += r.key.size() + r.value.size();
-    if (bytes > ctx.limits.max_stream_state_bytes)
-        throw api_error(error_code::payload_too_large,
-                        fmt::format("the state asked for holds more than {} bytes of keys and values, the most one "
-                                    "answer holds; ask for fewer with keys or key_prefix",
-                                    ctx.limits.max_stream_state_bytes));
     render::json_writer out(bytes + 64 * rows.size() + 64);
     out.begin_object().field("success", true).key("rows").begin_array();
     for (const auto& r : rows)
@@ -188,7 +184,8 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
     }
     record_cycle(ctx, call, call.push_items, outcome, seconds);
 
-    auto answered = call.push_items;
+    // A replay answers no push results: it pushed nothing.
+    auto answered = outcome.applied ? call.push_items : std::vector<domain::push_item>{};
     for (std::size_t i = 0; i < answered.size(); ++i) answered[i].transaction_id = outcome.push_transaction_ids[i];
     std::vector<std::string> woken;
     for (std::size_t i = 0; i < answered.size(); ++i)
@@ -201,6 +198,7 @@ asio::awaitable<http::response> handle_stream_cycle(broker_context& ctx, http::r
         .field("success", true)
         .field("query_id", req.query_id)
         .field("partition_id", req.partition_id)
+        .field("applied", outcome.applied)
         .field("queueName", local_name(outcome.source_queue, rc.tenant))
         .field("state_ops_applied", outcome.state_ops_applied)
         .raw_field("push_results", render_push_answers(answered, outcome.push, rc.tenant))
