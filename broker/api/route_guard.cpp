@@ -36,6 +36,7 @@ void admit_rate(broker_context& ctx, std::string_view kind, const std::string& i
 // The caller's tenant (docs/tenancy.md): the token's claim when the token carries one (a
 // header that differs is refused), else the header. With a claim configured, a token without
 // the claim may name its tenant by the header only when it has admin (`header_allowed`).
+// A header that is no valid tenant name is refused with 400 naming what is wrong.
 domain::tenant_scope tenant_of(const broker_context& ctx, const http::request_context& rc,
                                const std::optional<std::string>& claimed, bool header_allowed) {
     const std::string& header = ctx.config.tenancy_header;
@@ -96,6 +97,15 @@ boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, htt
             admit_rate(ctx, "address ", rc.client.address());
         if (!who.may(r.access) || (operator_route && !rc.caller_admin))
             throw refusal(auth::auth_failure{auth::failure_kind::insufficient_level, {}});
+        // A tenant's admin is admin inside its tenant only; operator routes serve every tenant.
+        if (operator_route && who.tenant_claimed)
+            throw api_error(error_code::forbidden,
+                            "this route serves every tenant: it needs an admin token without the "
+                            "tenant claim " +
+                                ctx.config.auth.tenant_claim);
+        if (who.tenant_claimed && !who.tenant)
+            throw api_error(error_code::forbidden,
+                            "the token's tenant claim " + ctx.config.auth.tenant_claim + " is not a string");
         if (tenancy && r.tenancy == tenancy_rule::tenant) rc.tenant = tenant_of(ctx, rc, who.tenant, rc.caller_admin);
     } else {
         rc.caller_admin = !ctx.auth.enabled();

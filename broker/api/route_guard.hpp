@@ -8,8 +8,9 @@ namespace queen::api {
 
 // Admits a request to r from its header alone, before its body is read: returns to admit it,
 // with rc.subject, rc.caller_admin and rc.tenant set; throws an api_error (401, 403 or 503
-// with the contract's text, 429 past the rate limit; 400 or 403 for a missing or contradicted
-// tenant) to refuse it, and then its handler never runs.
+// with the contract's text, 429 past the rate limit; 400 or 403 for a missing, invalid or
+// contradicted tenant; 403 for a token with a tenant claim on an operator route) to refuse it,
+// and then its handler never runs.
 boost::asio::awaitable<void> admit(broker_context& ctx, const route_spec& r, http::request_context& rc);
 
 }  // namespace queen::api

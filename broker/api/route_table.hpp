@@ -24,7 +24,7 @@ std::string_view access_name(access_level level) noexcept;
 enum class tenancy_rule {
     outside,    // public routes: no tenant, no level
     tenant,     // sees the caller's tenant only: the request names its tenant
-    operator_,  // every tenant's data or the whole system: needs admin, names no tenant
+    operator_,  // every tenant's data or the whole system: needs admin and a token without a tenant claim
 };
 
 // "outside", "tenant" or "operator".

@@ -1,5 +1,6 @@
 #include "app/shard_move.hpp"
 
+#include "app/shard_move_target.hpp"
 #include "db/conninfo.hpp"
 #include "db/pg_error.hpp"
 #include "db/sync_connection.hpp"
@@ -19,6 +20,11 @@ namespace queen::app {
 namespace {
 
 using clock = std::chrono::steady_clock;
+
+// A connection string or message as it may be shown: without passwords.
+std::string shown(std::string_view text) {
+    return db::redact_passwords(text);
+}
 
 // Rows per page of the copy: a page is one call on each side.
 constexpr int page_rows = 500;
@@ -74,12 +80,14 @@ std::vector<std::string> agreed_mapping(std::vector<db::sync_connection>& proxie
     bool on_target = false;
     for (std::size_t i = 0; i < proxies.size(); ++i) {
         auto m = store::read_shard_mapping(proxies[i]);
-        if (m.empty()) throw std::runtime_error("proxy " + urls[i] + " has no shard cluster (run queen shards init)");
+        if (m.empty())
+            throw std::runtime_error("proxy " + shown(urls[i]) + " has no shard cluster (run queen shards init)");
         const bool moving = earlier && shard >= 0 && static_cast<std::size_t>(shard) < m.size();
         if (moving) {
             const auto& here = m[static_cast<std::size_t>(shard)];
             if (here != earlier->source && here != earlier->target)
-                throw std::runtime_error("proxy " + urls[i] + " maps the moving logical shard to " + here);
+                throw std::runtime_error("proxy " + shown(urls[i]) + " maps the moving logical shard to " +
+                                         shown(here));
             on_target = on_target || here == earlier->target;
         }
         if (i == 0) {
@@ -88,8 +96,8 @@ std::vector<std::string> agreed_mapping(std::vector<db::sync_connection>& proxie
         }
         if (moving) m[static_cast<std::size_t>(shard)] = mapping[static_cast<std::size_t>(shard)];
         if (m != mapping)
-            throw std::runtime_error("proxy " + urls[i] + " maps the logical shards otherwise than " + urls[0] +
-                                     " (run queen shards init on it with the same databases)");
+            throw std::runtime_error("proxy " + shown(urls[i]) + " maps the logical shards otherwise than " +
+                                     shown(urls[0]) + " (run queen shards init on it with the same databases)");
     }
     if (on_target) mapping[static_cast<std::size_t>(shard)] = earlier->target;
     return mapping;
@@ -103,7 +111,7 @@ void wait_for_earlier_calls(std::vector<db::sync_connection>& proxies, const std
         const int left = store::wait_for_earlier_calls(proxies[i], earlier_calls_patience);
         if (left > 0)
             log::warn("proxy {}: {} transaction(s) begun before the repoint still run; releasing the shard anyway",
-                      urls[i], left);
+                      shown(urls[i]), left);
     }
 }
 
@@ -114,13 +122,14 @@ void abandon(db::sync_connection& source, db::sync_connection& target, int shard
         try {
             store::release_shard(target, shard);
         } catch (const std::exception& e) {
-            log::error("the target's copy of logical shard {} could not be removed: {}", shard, e.what());
+            log::error("the target's copy of logical shard {} could not be removed: {}", shard, shown(e.what()));
         }
     }
     try {
         retry_while_busy([&] { store::unfence_shard(source, shard); }, "lifting the fence");
     } catch (const std::exception& e) {
-        log::error("the fence of logical shard {} could not be lifted: {} (run the move again)", shard, e.what());
+        log::error("the fence of logical shard {} could not be lifted: {} (run the move again)", shard,
+                   shown(e.what()));
     }
 }
 
@@ -130,7 +139,7 @@ void finish_release(const std::string& source, int shard, std::chrono::milliseco
     auto c = db::sync_connection::connect_with_retry(source, connect_wait);
     const auto hosting = store::read_shard_hosting(c);
     if (hosting && std::find(hosting->hosted.begin(), hosting->hosted.end(), shard) != hosting->hosted.end()) {
-        log::warn("{} still holds logical shard {} from an interrupted move; releasing it", source, shard);
+        log::warn("{} still holds logical shard {} from an interrupted move; releasing it", shown(source), shard);
         store::release_shard(c, shard);
     }
     retry_while_busy([&] { store::unfence_shard(c, shard); }, "lifting the fence");
@@ -158,7 +167,8 @@ bool take_up_interrupted_move(std::vector<db::sync_connection>& proxies, const s
         try {
             db::sync_connection c(earlier->target);
             if (store::read_shard_hosting(c) && store::count_shard_partitions(c, shard) > 0) {
-                log::warn("{} holds an unfinished copy of logical shard {}; removing it", earlier->target, shard);
+                log::warn("{} holds an unfinished copy of logical shard {}; removing it", shown(earlier->target),
+                          shard);
                 store::release_shard(c, shard);
             }
         } catch (const std::exception& e) {
@@ -166,7 +176,7 @@ bool take_up_interrupted_move(std::vector<db::sync_connection>& proxies, const s
             log::warn(
                 "the earlier target {} could not be cleaned ({}); queen.shard_release of logical shard {} there "
                 "removes its copy",
-                earlier->target, e.what(), shard);
+                shown(earlier->target), shown(e.what()), shard);
         }
     }
     return false;
@@ -188,12 +198,16 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
     shard_move_report report;
     report.source = mapping[static_cast<std::size_t>(shard)];
     report.target = db::keyword_conninfo(request.target);
+    {
+        auto probe = db::sync_connection::connect_with_retry(report.target, connect_wait);
+        check_move_target(probe, report.target, shard, mapping, proxies, request.proxies);
+    }
     if (take_up_interrupted_move(proxies, request.proxies, mapping, shard, earlier, report.target, connect_wait)) {
         report.finished_earlier = true;
         return report;
     }
     if (report.target == report.source)
-        throw std::invalid_argument(fmt::format("logical shard {} is already on {}", shard, report.target));
+        throw std::invalid_argument(fmt::format("logical shard {} is already on {}", shard, shown(report.target)));
     std::vector<int> target_hosted;
     for (int s = 0; s < logical_shards; ++s)
         if (mapping[static_cast<std::size_t>(s)] == report.target) target_hosted.push_back(s);
@@ -205,8 +219,8 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
     store::become_shard(target, logical_shards, target_hosted);
     if (store::count_shard_partitions(target, shard) > 0) {
         // A copy an interrupted move made before its repoint: no call reached it.
-        log::warn("{} holds an unfinished copy of logical shard {}; removing it and copying again", report.target,
-                  shard);
+        log::warn("{} holds an unfinished copy of logical shard {}; removing it and copying again",
+                  shown(report.target), shard);
         store::release_shard(target, shard);
     }
     auto source = db::sync_connection::connect_with_retry(report.source, connect_wait);
@@ -220,7 +234,8 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
             try {
                 store::forget_move(proxies[i], shard);
             } catch (const std::exception& e) {
-                log::warn("proxy {} keeps the record of the abandoned move: {}", request.proxies[i], e.what());
+                log::warn("proxy {} keeps the record of the abandoned move: {}", shown(request.proxies[i]),
+                          shown(e.what()));
             }
         }
     };
@@ -256,10 +271,10 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
         }
         // Calls through the repointed proxies may have written to the target: the move can only
         // go forward. The fence keeps the others' calls off the source meanwhile.
-        throw std::runtime_error(
-            fmt::format("proxy {} could not be repointed ({}); logical shard {} is on {} for the proxies before it and "
-                        "fenced on {}: run the same move again to finish it",
-                        request.proxies[repointed], e.what(), shard, report.target, report.source));
+        throw std::runtime_error(fmt::format(
+            "proxy {} could not be repointed ({}); logical shard {} is on {} for the proxies before it and "
+            "fenced on {}: run the same move again to finish it",
+            shown(request.proxies[repointed]), e.what(), shard, shown(report.target), shown(report.source)));
     }
     report.fenced = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - fenced_at);
     wait_for_earlier_calls(proxies, request.proxies);
@@ -271,7 +286,7 @@ shard_move_report move_shard(const shard_move_request& request, std::chrono::mil
         store::commit(target);
     } catch (const std::exception& e) {
         store::rollback(target);
-        log::warn("consumer groups registered during the move were not copied: {}", e.what());
+        log::warn("consumer groups registered during the move were not copied: {}", shown(e.what()));
     }
     report.partitions = store::release_shard(source, shard);
     retry_while_busy([&] { store::unfence_shard(source, shard); }, "lifting the fence");

@@ -1,6 +1,7 @@
 #include "app/shards_command.hpp"
 
 #include "app/shard_move.hpp"
+#include "db/conninfo.hpp"
 
 #include "schema/shard_proxy_installer.hpp"
 #include "store/shards_store.hpp"
@@ -96,7 +97,20 @@ shard_arguments parse(const std::vector<std::string>& args) {
     return out;
 }
 
+// PL/Proxy keeps the cluster's strings in pg_foreign_server.srvoptions, which every role on the
+// proxy database reads: a password in one is said at once, and not stored quietly.
+void warn_of_passwords(const schema::shard_layout& layout) {
+    for (std::size_t i = 0; i < layout.shards.size(); ++i)
+        if (db::carries_password(layout.shards[i]))
+            fmt::print(stderr,
+                       "queen shards init: warning: shard {} ({}) carries a password; the proxy stores it in "
+                       "pg_foreign_server, where every role of the proxy database can read it: use ~/.pgpass or a "
+                       "user mapping instead (docs/scaling.md, \"Passwords\")\n",
+                       i, db::redact_passwords(layout.shards[i]));
+}
+
 int init(const schema::shard_layout& layout) {
+    warn_of_passwords(layout);
     const auto report = schema::install_shards(layout, connect_wait);
     for (std::size_t i = 0; i < layout.shards.size(); ++i)
         fmt::print("shard {}: schema ready{}\n", i, report.extension[i] ? ", queen_ext installed" : "");
@@ -119,16 +133,17 @@ int move(const shard_move_request& request) {
     const auto r = move_shard(request, connect_wait);
     if (r.finished_earlier) {
         fmt::print("logical shard {} was already on {}; the interrupted move's source released it\n",
-                   request.logical_shard, r.target);
+                   request.logical_shard, db::redact_passwords(r.target));
         return 0;
     }
     fmt::print("logical shard {} moved: {} partitions ({} rows) from {} to {}; its writes waited {} ms\n",
-               request.logical_shard, r.partitions, r.rows, r.source, r.target, r.fenced.count());
+               request.logical_shard, r.partitions, r.rows, db::redact_passwords(r.source),
+               db::redact_passwords(r.target), r.fenced.count());
     if (r.target_new)
         fmt::print(
             "{} is a new shard database{}: restart the brokers (one at a time) so that they listen and run "
             "housekeeping there\n",
-            r.target, r.extension ? " (queen_ext installed)" : "");
+            db::redact_passwords(r.target), r.extension ? " (queen_ext installed)" : "");
     return 0;
 }
 
@@ -139,7 +154,7 @@ int shards_command(const std::vector<std::string>& args) {
     try {
         parsed = parse(args);
     } catch (const std::invalid_argument& e) {
-        fmt::print(stderr, "queen shards: {}\n{}", e.what(), usage);
+        fmt::print(stderr, "queen shards: {}\n{}", db::redact_passwords(e.what()), usage);
         return 2;
     }
     try {
@@ -147,7 +162,8 @@ int shards_command(const std::vector<std::string>& args) {
         if (parsed.command == "move") return move(parsed.move);
         return status(parsed.layout.proxy);
     } catch (const std::exception& e) {
-        fmt::print(stderr, "queen shards {}: {}\n", parsed.command, e.what());
+        // Errors quote connection strings, and servers' errors may quote the cluster's options.
+        fmt::print(stderr, "queen shards {}: {}\n", parsed.command, db::redact_passwords(e.what()));
         return 1;
     }
 }

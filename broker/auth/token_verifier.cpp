@@ -164,8 +164,10 @@ principal token_verifier::principal_of(const nlohmann::json& claims) const {
     principal p;
     if (auto sub = claims.find("sub"); sub != claims.end() && sub->is_string()) p.subject = sub->get<std::string>();
     if (!cfg_.tenant_claim.empty())
-        if (auto t = claims.find(cfg_.tenant_claim); t != claims.end() && t->is_string())
-            p.tenant = t->get<std::string>();
+        if (auto t = claims.find(cfg_.tenant_claim); t != claims.end()) {
+            p.tenant_claimed = true;
+            if (t->is_string()) p.tenant = t->get<std::string>();
+        }
     auto grant = [&](const std::string& role) {
         std::optional<access_level> level;
         if (role == cfg_.role_admin)

@@ -20,6 +20,7 @@ struct principal {
     std::optional<std::string> subject;  // "sub", when it is a string
     std::optional<access_level> level;   // the highest level its roles grant; none: no role
     std::optional<std::string> tenant;   // the tenant claim (auth_config::tenant_claim), when it is a string
+    bool tenant_claimed = false;         // the token carries the tenant claim, of whatever type
     bool may(access_level needed) const noexcept { return level && *level >= needed; }
 };
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace queen::db {
 
@@ -43,6 +44,14 @@ std::string hardened_conninfo(const std::string& conninfo, const connection_sett
 // gives: what PL/Proxy's cluster configuration needs (it appends parameters to the string).
 // Throws std::invalid_argument when the conninfo does not parse.
 std::string keyword_conninfo(const std::string& conninfo);
+
+// `text` (a connection string, or a message that quotes some) with every password replaced
+// by `***`: the value of a `password` keyword (key=value, or a URL's query parameter) and the
+// password of a URL's user information (`postgresql://user:secret@host`). What may be shown.
+std::string redact_passwords(std::string_view text);
+
+// Whether `conninfo` (a URL or key=value text) names a password.
+bool carries_password(std::string_view conninfo);
 
 // The libpq sslmode values; true when `mode` is one of them.
 bool valid_sslmode(const std::string& mode);

@@ -1,5 +1,7 @@
 #include "domain/tenant_scope.hpp"
 
+#include "util/utf8.hpp"
+
 namespace queen::domain {
 
 std::string tenant_name_problem(std::string_view tenant) {
@@ -7,6 +9,8 @@ std::string tenant_name_problem(std::string_view tenant) {
     if (tenant.size() > max_tenant_bytes) return "is longer than " + std::to_string(max_tenant_bytes) + " bytes";
     for (const unsigned char c : tenant)
         if (c < 0x20 || c == 0x7f) return "holds a control character";
+    // Stored keys are text in PostgreSQL, which refuses what is not UTF-8.
+    if (util::first_invalid_utf8(tenant)) return "is not valid UTF-8";
     return {};
 }
 

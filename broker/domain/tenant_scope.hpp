@@ -15,7 +15,7 @@ inline constexpr char tenant_separator = '\x1f';
 // Longest tenant name in bytes.
 inline constexpr std::size_t max_tenant_bytes = 128;
 
-// Empty when `tenant` is a valid tenant name (1..max_tenant_bytes bytes, no control
+// Empty when `tenant` is a valid tenant name (1..max_tenant_bytes bytes of UTF-8, no control
 // character), else what is wrong with it.
 std::string tenant_name_problem(std::string_view tenant);
 

@@ -49,6 +49,21 @@ std::string hosted_array(std::size_t index, std::size_t count, int logical_shard
     return out + "}";
 }
 
+// No shard may be the proxy database (under another connection string) or another proxy:
+// init would make a proxy a shard and its functions would be replaced.
+void check_no_shard_is_a_proxy(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
+    auto proxy = db::sync_connection::connect_with_retry(layout.proxy, connect_wait);
+    const auto mark = mark_session(proxy);
+    for (std::size_t i = 0; i < layout.shards.size(); ++i) {
+        auto c = db::sync_connection::connect_with_retry(layout.shards[i], connect_wait);
+        if (sees_session(c, mark))
+            throw std::invalid_argument("shard " + layout.shards[i] + " is the proxy database " + layout.proxy);
+        if (read_database_kind(c).proxy)
+            throw std::invalid_argument("shard " + layout.shards[i] +
+                                        " is a proxy database (it has the cluster queen_shards)");
+    }
+}
+
 // The logical shards each of `shards` hosts: those the proxy's cluster maps to it once the
 // cluster exists (moves may have changed the first layout), else every one whose number is
 // its index mod count (queen_proxy.configure_cluster maps them the same way).
@@ -115,6 +130,7 @@ int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_
 
 shard_install_report install_shards(const shard_layout& layout, std::chrono::milliseconds connect_wait) {
     if (layout.shards.empty()) throw std::runtime_error("at least one --shard is needed");
+    check_no_shard_is_a_proxy(layout, connect_wait);
     shard_install_report report;
     const auto hosted = hosted_arrays(layout, connect_wait);
     for (std::size_t i = 0; i < layout.shards.size(); ++i) {
@@ -142,6 +158,39 @@ bool is_shard_proxy(const std::string& conninfo, std::chrono::milliseconds conne
     auto c = db::sync_connection::connect_with_retry(conninfo, connect_wait);
     auto res = c.exec("SELECT to_regprocedure('queen.shard_databases()') IS NOT NULL", "looking for a shard proxy");
     return res.rows() == 1 && res.text(0, 0) == "t";
+}
+
+database_kind read_database_kind(db::sync_connection& database) {
+    auto res = database.exec(
+        "SELECT EXISTS (SELECT 1 FROM pg_foreign_server WHERE srvname = 'queen_shards') "
+        "OR to_regprocedure('queen.shard_databases()') IS NOT NULL, "
+        "to_regprocedure('queen.shard_hosting()') IS NOT NULL, to_regclass('queen.queues') IS NOT NULL",
+        "reading what the database is");
+    database_kind out;
+    out.proxy = res.text(0, 0) == "t";
+    if (out.proxy) return out;
+    if (res.text(0, 1) == "t") out.shard = store::read_shard_hosting(database);
+    if (res.text(0, 2) == "t")
+        out.holds_queues =
+            database.exec("SELECT EXISTS (SELECT 1 FROM queen.queues)", "looking for queues").text(0, 0) == "t";
+    return out;
+}
+
+session_mark mark_session(db::sync_connection& c) {
+    auto res = c.exec(
+        "SELECT pg_backend_pid()::text, coalesce(backend_start::text, '') FROM pg_stat_activity "
+        "WHERE pid = pg_backend_pid()",
+        "reading the session");
+    return {std::string(res.text(0, 0)), std::string(res.text(0, 1))};
+}
+
+bool sees_session(db::sync_connection& c, const session_mark& mark) {
+    // Another role's backend_start may be hidden (NULL): then the pid and the database decide.
+    auto res = c.exec(
+        "SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = $1::integer AND datname = current_database() "
+        "AND (backend_start IS NULL OR backend_start = coalesce(NULLIF($2::text, '')::timestamptz, backend_start)))",
+        "looking for a session", {mark.pid, mark.backend_start});
+    return res.text(0, 0) == "t";
 }
 
 }  // namespace queen::schema
