@@ -257,21 +257,18 @@ TEST(Fusion, SmallPoolServesManyParkedPopsAndPushes) {
     std::vector<http_reply> replies(n);
     std::vector<steady::time_point> returned(n);
     std::vector<std::string> errors(n);
-    std::atomic<int> started{0};
     std::vector<std::thread> threads;
     for (int i = 0; i < n; ++i)
         threads.emplace_back([&, i] {
             try {
                 auto c = client_of(small);
-                ++started;
                 replies[i] = pop(c, queue_of(i), "wait=true&timeout=30000");
                 returned[i] = steady::now();
             } catch (const std::exception& e) {
                 errors[i] = e.what();
             }
         });
-    while (started < n) std::this_thread::sleep_for(10ms);
-    std::this_thread::sleep_for(1s);  // let every pop park
+    wait_parked(small, n);
 
     // While 30 pops are parked, the 2-connection pool still serves pushes, one per queue.
     const auto push_start = steady::now();

@@ -46,10 +46,6 @@ std::future<timed_reply> start_pop(const broker_process& b, const std::string& q
     });
 }
 
-// Time for a started pop to reach its parked state (a pop that has not parked yet still
-// gets the message on its first attempt, so this only makes the tests meaningful).
-void let_it_park() { std::this_thread::sleep_for(500ms); }
-
 // Waits for a parked pop's answer; it must come long before its 30 s timeout.
 timed_reply woken(std::future<timed_reply>& f) {
     if (f.wait_for(40s) != std::future_status::ready) throw std::runtime_error("parked pop never answered");
@@ -87,7 +83,7 @@ TEST_F(LongPoll, PushOnTheSameBrokerWakesAParkedPop) {
     const std::string q = unique_name("lp-same");
     auto parked = start_pop(a(), q, "wait=true&timeout=30000");
     auto parked_group = start_pop(a(), q, "wait=true&timeout=30000&consumerGroup=lp-group&batch=5");
-    let_it_park();
+    wait_parked(a(), 2);
     auto c = client_of(a());
     auto pushed = push_payloads(c, q, "", {json{{"hello", "parked"}}});
 
@@ -105,7 +101,7 @@ TEST_F(LongPoll, PushOnTheSameBrokerWakesAParkedPop) {
 TEST_F(LongPoll, PushThroughAnotherBrokerWakesAParkedPop) {
     const std::string q = unique_name("lp-cross");
     auto parked_on_b = start_pop(b(), q, "wait=true&timeout=30000");
-    let_it_park();
+    wait_parked(b(), 1);
     auto via_a = client_of(a());
     auto pushed = push_payloads(via_a, q, "P", {"across brokers"});
 
@@ -120,7 +116,7 @@ TEST_F(LongPoll, PushThroughAnotherBrokerWakesAParkedPop) {
     // And the other way round.
     const std::string q2 = unique_name("lp-cross-back");
     auto parked_on_a = start_pop(a(), q2, "wait=true&timeout=30000&consumerGroup=back");
-    let_it_park();
+    wait_parked(a(), 1);
     auto via_b = client_of(b());
     push_payloads(via_b, q2, "", {"back again"});
     r = woken(parked_on_a);
@@ -139,7 +135,7 @@ TEST_F(LongPoll, PopParkedOnAPartitionIgnoresOtherPartitionsAndWakesForItsOwn) {
         out.elapsed = steady::now() - start;
         return out;
     });
-    let_it_park();
+    wait_parked(a(), 2);
     auto c = client_of(b());
     push_payloads(c, q, "Other", {"not for the partition pop"});
     // The queue-wide pop takes it; the partition pop was woken too but must park again.
@@ -168,7 +164,7 @@ TEST_F(LongPoll, CompletingTheLeasedSpanWakesAParkedPopForTheRest) {
     ASSERT_EQ(leased["messages"].size(), 2u);
 
     auto parked = start_pop(b(), q, "wait=true&timeout=30000&batch=5&consumerGroup=cg");
-    let_it_park();
+    wait_parked(b(), 1);
     ASSERT_EQ(parked.wait_for(0s), std::future_status::timeout) << "the pop did not park behind the lease";
     // A batch ack of the whole span commits it and releases the lease.
     json acks = json::array();
@@ -221,10 +217,10 @@ TEST_F(LongPoll, ClientThatDisconnectsCancelsItsParkedPop) {
         const std::string req = "GET /api/v1/pop/queue/" + url_encode(q) +
                                 "?wait=true&timeout=30000&batch=10 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
         ASSERT_EQ(::write(fd, req.data(), req.size()), static_cast<ssize_t>(req.size()));
-        let_it_park();
+        wait_parked(a(), 1);
         ::close(fd);  // the client goes away while its pop is parked
     }
-    std::this_thread::sleep_for(300ms);
+    wait_parked(a(), 0);  // the broker noticed and let the pop go
 
     auto c = client_of(a());
     auto pushed = push_payloads(c, q, "", {"for the living", "and more"});
@@ -248,7 +244,7 @@ TEST_F(LongPoll, ClientThatDisconnectsCancelsItsParkedPop) {
     // The broker is healthy and still parks and wakes pops on that queue.
     ack(other, body["messages"][1]);
     auto parked = start_pop(a(), q, "wait=true&timeout=30000");
-    let_it_park();
+    wait_parked(a(), 1);
     push_payloads(c, q, "", {"later"});
     auto w = woken(parked);
     ASSERT_EQ(w.reply.status, 200) << w.reply.body;
@@ -279,7 +275,7 @@ TEST_P(LongPollRelease, AckThatReleasesTheLeaseWakesAParkedPop) {
 
     // The only partition is leased: a second consumer parks.
     auto parked = start_pop(a(), q, "wait=true&timeout=30000&batch=2" + group_query);
-    let_it_park();
+    wait_parked(a(), 1);
     ASSERT_EQ(parked.wait_for(0s), std::future_status::timeout) << "the pop did not park behind the lease";
 
     auto acker = p.ack_via_other ? client_of(b()) : client_of(a());

@@ -235,7 +235,7 @@ TEST(Tenancy, LongPollsWakeOnlyForTheirOwnTenantsMessages) {
         return as_tenant(c, "acme", "GET", "/api/v1/pop/queue/" + q + "?batch=10&wait=true&timeout=20000");
     });
     auto c = client_of(b);
-    std::this_thread::sleep_for(500ms);  // let the pop park
+    wait_parked(b, 1);
     ASSERT_EQ(as_tenant(c, "globex", "POST", "/api/v1/push", push_items(q, "globex", 2).dump()).status, 201);
     std::this_thread::sleep_for(300ms);
     ASSERT_EQ(as_tenant(c, "acme", "POST", "/api/v1/push", push_items(q, "acme", 1).dump()).status, 201);

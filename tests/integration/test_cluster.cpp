@@ -3,8 +3,8 @@
 #include "server_user.hpp"
 
 #include <fmt/core.h>
-#include <cstdlib>
 #include <libpq-fe.h>
+#include <cstdlib>
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,10 +19,9 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <tuple>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
-
 
 namespace queen::test {
 
@@ -66,8 +65,9 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
         give_to_server_user(socket_dir_);
         port_ = free_tcp_port();
 
-        auto [rc, out] = run_as_server({bin_dir_ + "/initdb", "-D", data_dir_.string(), "-U", "postgres", "--auth=trust",
-                              "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"});
+        auto [rc, out] =
+            run_as_server({bin_dir_ + "/initdb", "-D", data_dir_.string(), "-U", "postgres", "--auth=trust",
+                           "--encoding=UTF8", "--locale=C", "--no-sync", "--no-instructions"});
         if (rc != 0) throw std::runtime_error("test_cluster: initdb failed:\n" + out);
 
         settings.emplace("listen_addresses", "127.0.0.1");
@@ -90,7 +90,8 @@ test_cluster::test_cluster(std::map<std::string, std::string> settings, std::str
         if (database_ != "postgres") {
             PGconn* c = PQconnectdb(conninfo_for("postgres").c_str());
             std::unique_ptr<PGconn, decltype(&PQfinish)> guard(c, &PQfinish);
-            if (PQstatus(c) != CONNECTION_OK) throw std::runtime_error(std::string("test_cluster: ") + PQerrorMessage(c));
+            if (PQstatus(c) != CONNECTION_OK)
+                throw std::runtime_error(std::string("test_cluster: ") + PQerrorMessage(c));
             char* ident = PQescapeIdentifier(c, database_.c_str(), database_.size());
             std::string sql = std::string("CREATE DATABASE ") + ident;
             PQfreemem(ident);
@@ -132,15 +133,17 @@ test_cluster::test_cluster(standby_tag, const test_cluster& primary) : database_
         give_to_server_user(root_);
         fs::create_directory(socket_dir_);
         give_to_server_user(socket_dir_);
-        auto [rc, out] = run_as_server({bin_dir_ + "/pg_basebackup", "-D", data_dir_.string(), "-h", "127.0.0.1", "-p",
-                              std::to_string(primary.port_), "-U", "postgres", "-R", "-X", "stream", "--no-sync"});
+        auto [rc, out] =
+            run_as_server({bin_dir_ + "/pg_basebackup", "-D", data_dir_.string(), "-h", "127.0.0.1", "-p",
+                           std::to_string(primary.port_), "-U", "postgres", "-R", "-X", "stream", "--no-sync",
+                           "--checkpoint=fast"});  // a spread checkpoint took 90 s here
         if (rc != 0) throw std::runtime_error("test_cluster: pg_basebackup failed:\n" + out);
         port_ = free_tcp_port();  // chosen after the base backup, which can take a while
         {
             // Later lines win: the standby's own port and socket directory.
             std::ofstream conf(data_dir_ / "postgresql.conf", std::ios::app);
-            conf << "\n# standby\nport = " << port_ << "\nunix_socket_directories = " << quote_conf(socket_dir_.string())
-                 << "\n";
+            conf << "\n# standby\nport = " << port_
+                 << "\nunix_socket_directories = " << quote_conf(socket_dir_.string()) << "\n";
             if (!conf) throw std::runtime_error("test_cluster: cannot write the standby's postgresql.conf");
         }
         conninfo_ = conninfo_for(database_);
@@ -170,7 +173,8 @@ std::string test_cluster::conninfo_for(const std::string& dbname) const {
 
 void test_cluster::stop() {
     if (!running_) return;
-    auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "fast", "-w", "-t", "60"});
+    auto [rc, out] =
+        run_as_server({bin_dir_ + "/pg_ctl", "stop", "-D", data_dir_.string(), "-m", "fast", "-w", "-t", "60"});
     if (rc != 0) throw std::runtime_error("test_cluster: pg_ctl stop failed:\n" + out);
     running_ = false;
 }
@@ -189,12 +193,13 @@ void test_cluster::kill_postmaster() {
 
 void test_cluster::start() {
     if (running_) return;
-    auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+    auto [rc, out] =
+        run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
     // After a crash, the old backends may hold the shared memory a moment longer.
     for (int retry = 0; rc != 0 && retry < 20; ++retry) {
         ::usleep(250 * 1000);
-        std::tie(rc, out) =
-            run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+        std::tie(rc, out) = run_as_server(
+            {bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
     }
     if (rc != 0) {
         std::ifstream in(log_);
@@ -207,7 +212,8 @@ void test_cluster::start() {
 void test_cluster::start_first_time() {
     for (int attempt = 1;; ++attempt) {
         const auto log_size = fs::exists(log_) ? fs::file_size(log_) : 0;
-        auto [rc, out] = run_as_server({bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
+        auto [rc, out] = run_as_server(
+            {bin_dir_ + "/pg_ctl", "start", "-D", data_dir_.string(), "-l", log_.string(), "-w", "-t", "60"});
         if (rc == 0) {
             running_ = true;
             return;
@@ -227,7 +233,9 @@ void test_cluster::start_first_time() {
     }
 }
 
-std::string test_cluster::run_sql(const std::string& sql) const { return run_sql_in(database_, sql); }
+std::string test_cluster::run_sql(const std::string& sql) const {
+    return run_sql_in(database_, sql);
+}
 
 std::string test_cluster::run_sql_in(const std::string& dbname, const std::string& sql) const {
     PGconn* c = PQconnectdb(conninfo_for(dbname).c_str());

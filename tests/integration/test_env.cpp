@@ -1,5 +1,6 @@
 #include "test_env.hpp"
 
+#include "prometheus_samples.hpp"
 #include "sharded_deployment.hpp"
 
 #include <gtest/gtest.h>
@@ -171,6 +172,18 @@ bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return pred();
+}
+
+double parked_pops(const broker_process& b) {
+    http_client c = client_of(b);
+    for (const auto& s : parse_exposition(c.get("/metrics/prometheus").body))
+        if (s.name == "queen_longpoll_parked") return s.value;
+    return -1;
+}
+
+void wait_parked(const broker_process& b, int count) {
+    const auto reached = [&] { return count == 0 ? parked_pops(b) == 0 : parked_pops(b) >= count; };
+    EXPECT_TRUE(eventually(reached)) << "expected " << count << " parked pops, the broker has " << parked_pops(b);
 }
 
 nlohmann::json get_ok(http_client& c, const std::string& target) {

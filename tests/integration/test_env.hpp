@@ -79,6 +79,14 @@ long long sql_int(const test_cluster& db, const std::string& sql);
 // Polls pred() every 100 ms until it holds or `limit` has passed; its last value.
 bool eventually(const std::function<bool()>& pred, std::chrono::seconds limit = std::chrono::seconds(20));
 
+// The pops parked on `b` now (its queen_longpoll_parked gauge).
+double parked_pops(const broker_process& b);
+
+// Waits (up to 20 s) until at least `count` pops are parked on `b`, or none at all for 0; a test
+// failure otherwise. A pop that has not parked yet still gets a message on its first attempt, so
+// a test of waking waits for this rather than for a fixed time.
+void wait_parked(const broker_process& b, int count);
+
 // Acks one message (as existing clients do: transactionId + partitionId + leaseId).
 nlohmann::json ack(http_client& c, const nlohmann::json& message, const std::string& status = "completed",
                    const std::string& group = "");
