@@ -23,6 +23,7 @@ mkdir -p "$LOGS"
 total_passed=0
 total_failed=0
 summary=()
+ran_logs=()
 
 # count KIND LOG STATUS: prints "passed failed" read from a suite's output.
 count() {
@@ -68,6 +69,7 @@ tally() {
   read -r p f < <(count "$kind" "$LOGS/$name.log" "$status")
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + f))
+  ran_logs+=("$LOGS/$name.log")
   summary+=("$(printf '%-22s %5d passed, %d failed  %5d s' "$name" "$p" "$f" "$seconds")")
 }
 
@@ -110,8 +112,11 @@ finish_background() {
   background=()
 }
 
-# print_summary: the summary; its last line is "N passed, N failed" over every suite run.
+# print_summary: the 20 slowest tests (GoogleTest's timings), then the summary; its last line
+# is "N passed, N failed" over every suite run.
 print_summary() {
+  echo "==== slowest tests (scripts/slowest_tests.py)"
+  python3 "$ROOT/scripts/slowest_tests.py" 20 "${ran_logs[@]}"
   echo "==== summary (logs in $LOGS)"
   # The build's wall time, when make test recorded it (Makefile, target test).
   if [[ -f $LOGS/build.seconds ]]; then printf '%-22s %28d s\n' build "$(cat "$LOGS/build.seconds")"; fi
@@ -129,6 +134,7 @@ suite floors check python3 "$ROOT/scripts/check_floors.py" "$ROOT"
 suite floors-self check python3 "$ROOT/scripts/check_floors.py" --self-test
 suite doc-references check python3 "$ROOT/scripts/check_doc_references.py" "$ROOT"
 suite doc-references-self check python3 "$ROOT/scripts/check_doc_references.py" --self-test
+suite slowest-tests-self check python3 "$ROOT/scripts/slowest_tests.py" --self-test
 suite unit gtest "$BUILD_DIR/queen_unit_tests"
 suite regress pg_regress bash "$ROOT/scripts/run-regress.sh" "$BUILD_DIR"
 suite isolation pg_regress bash "$ROOT/scripts/run-isolation.sh" "$BUILD_DIR"
