@@ -3,7 +3,6 @@
 #include "log/log.hpp"
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 
 #include <fmt/core.h>
 
@@ -209,7 +208,8 @@ void broker_services::stop() {
 
 void broker_services::finish(boost::asio::io_context& ioc) {
     ioc.restart();
-    boost::asio::co_spawn(ioc, recorder_.flush_now(), boost::asio::detached);
+    // Other work may still be queued (a timer, a reconnect): the flush alone decides when to stop.
+    boost::asio::co_spawn(ioc, recorder_.flush_now(), [&ioc](const std::exception_ptr&) { ioc.stop(); });
     ioc.run_for(std::chrono::seconds(3));
     pool_.close();
 }

@@ -46,8 +46,8 @@ public:
     void start();
     // Stops taking work: background loops end, parked pops are woken to answer.
     void stop();
-    // After the io_context stopped: flushes the last minute's activity (at most 3 s) and closes
-    // the pool.
+    // After the io_context stopped: flushes the last minute's activity (returns when the flush
+    // ends, at most 3 s) and closes the pool.
     void finish(boost::asio::io_context& ioc);
 
     api::broker_context& context() noexcept { return ctx_; }
