@@ -21,7 +21,9 @@ graceful_stop::graceful_stop(boost::asio::io_context& ioc, const http::server& s
 }
 
 void graceful_stop::poll() {
-    if (server_.active_sessions() == 0 || std::chrono::steady_clock::now() >= deadline_) {
+    const auto in_flight = server_.requests_in_flight();
+    if (in_flight == 0 || std::chrono::steady_clock::now() >= deadline_) {
+        if (in_flight > 0) log::warn("stopping after 5 s with {} request(s) still in flight", in_flight);
         ioc_.stop();
         return;
     }

@@ -1,6 +1,6 @@
 #pragma once
-// On SIGINT or SIGTERM: stop taking work, then stop the io_context once no connection is
-// left, or after 5 s.
+// On SIGINT or SIGTERM: stop taking work, then stop the io_context once no request is in
+// flight (connections idle between requests are not waited for), or after 5 s.
 #include "http/server.hpp"
 
 #include <utility>

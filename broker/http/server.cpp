@@ -157,7 +157,7 @@ asio::awaitable<void> read_body(Stream& stream, beast::flat_buffer& buffer,
 // "100 Continue" and has its body read.
 template <class Stream>
 asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const server_options& options,
-                                     per_client_slots& connections) {
+                                     per_client_slots& connections, std::atomic<std::size_t>& in_flight) {
     auto& tcp = beast::get_lowest_layer(stream);
     beast::flat_buffer buffer(options.headers.max_bytes + pre_admission_read_bytes);
     beast::error_code ec;
@@ -174,6 +174,13 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
         co_await read_header(stream, buffer, parser, options, ec);
         const std::string_view method = parser.get().method_string();  // empty when unread
         if (ec == bhttp::error::end_of_stream || ec == asio::error::eof) break;
+        // From here until its answer is written, a request is in flight (a graceful stop waits
+        // for it; a connection idle between requests is not waited for).
+        ++in_flight;
+        struct request_done {
+            std::atomic<std::size_t>& n;
+            ~request_done() { --n; }
+        } done{in_flight};
         if (ec) {
             if (auto res = reading_failure(ec, parser, options))
                 co_await answer_early(stream, std::move(*res), options, "refused", method, false, false);
@@ -238,15 +245,10 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
 template <class Stream>
 asio::awaitable<void> run_session([[maybe_unused]] std::shared_ptr<const void> keep, Stream accepted,
                                   const router& routes, server_options options,
-                                  std::shared_ptr<std::atomic<std::size_t>> active, per_client_slots connections) {
-    ++*active;
-    struct guard {
-        std::shared_ptr<std::atomic<std::size_t>> a;
-        ~guard() { --*a; }
-    } g{active};
+                                  std::shared_ptr<std::atomic<std::size_t>> in_flight, per_client_slots connections) {
     Stream stream(std::move(accepted));  // a local: destroyed before `keep`
     const bool opened = co_await open_session(stream, options);
-    if (opened) co_await serve_requests(stream, routes, options, connections);
+    if (opened) co_await serve_requests(stream, routes, options, connections, *in_flight);
     co_await close_session(stream, opened, options);
 }
 
@@ -310,12 +312,13 @@ asio::awaitable<void> server::accept_loop() {
         if (options_.tls) {
             auto context = options_.tls->current();
             tls_stream stream(beast::tcp_stream(std::move(socket)), *context);
-            asio::co_spawn(executor, run_session(context, std::move(stream), routes_, options_, active_, connections_),
+            asio::co_spawn(executor,
+                           run_session(context, std::move(stream), routes_, options_, in_flight_, connections_),
                            log_session_failure);
         } else {
             asio::co_spawn(
                 executor,
-                run_session(nullptr, beast::tcp_stream(std::move(socket)), routes_, options_, active_, connections_),
+                run_session(nullptr, beast::tcp_stream(std::move(socket)), routes_, options_, in_flight_, connections_),
                 log_session_failure);
         }
     }

@@ -3,8 +3,8 @@
 // its own strand. Sessions are bounded: a fresh parser per request with a body limit, a
 // timeout on every read and write, header limits, keep-alive, and a bound on the connections
 // one client address may hold open. With a TLS context holder it serves HTTPS: each new
-// connection takes the holder's current context. stop() closes the listener and lets
-// in-flight requests finish.
+// connection takes the holder's current context. stop() closes the listener; requests in
+// flight finish (requests_in_flight tells when).
 #include "http/header_limits.hpp"
 #include "http/per_client_slots.hpp"
 #include "http/router.hpp"
@@ -49,7 +49,8 @@ public:
     void start();
     void stop();
     unsigned short port() const noexcept { return port_; }
-    std::size_t active_sessions() const noexcept { return active_->load(); }
+    // Requests read and not yet answered (a connection waiting for its next request is not one).
+    std::size_t requests_in_flight() const noexcept { return in_flight_->load(); }
 
 private:
     boost::asio::awaitable<void> accept_loop();
@@ -59,7 +60,7 @@ private:
     server_options options_;
     boost::asio::ip::tcp::acceptor acceptor_;
     unsigned short port_ = 0;
-    std::shared_ptr<std::atomic<std::size_t>> active_ = std::make_shared<std::atomic<std::size_t>>(0);
+    std::shared_ptr<std::atomic<std::size_t>> in_flight_ = std::make_shared<std::atomic<std::size_t>>(0);
     per_client_slots connections_;
 };
 

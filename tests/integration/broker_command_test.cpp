@@ -5,6 +5,10 @@
 // - LogPipe: a log pipe closed by its reader (`queen 2>&1 | head -2`) does not stop the broker.
 // - StartUpSignal: SIGTERM while the schema is applied (held at the schema lock by the test)
 //   stops start-up at the end of the step and stops the embedded PostgreSQL it had started.
+// - GracefulStop: SIGTERM waits for the requests in flight, not for connections idle between
+//   requests.
+#include "prometheus_samples.hpp"
+#include "raw_connection.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -234,6 +238,27 @@ TEST(BrokerCommand, ASignalWhileTheSchemaIsAppliedStopsTheEmbeddedServer) {
     EXPECT_NE(log.find("signal 15 during start-up"), std::string::npos) << log;
     EXPECT_FALSE(fs::exists(data / "postmaster.pid")) << "the embedded server was left running:\n" << log;
     stop_leftover_server(data);
+}
+
+// A request whose body has not arrived is in flight: the stop waits for it (and says so when
+// the 5 s run out). A keep-alive connection idle after its answer is not: it is not counted.
+TEST(GracefulStop, WaitsForRequestsInFlightNotForIdleConnections) {
+    broker_process b(database_url());
+    auto idle = client_of(b);
+    ASSERT_EQ(idle.get("/health").status, 200);  // the connection stays open, idle
+    raw_connection pending(b.port());
+    ASSERT_TRUE(pending.send_all("POST /api/v1/push HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                 "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"));
+    auto scraper = client_of(b);
+    // The scrape counts itself: two requests in flight once the POST's header is read.
+    EXPECT_TRUE(eventually([&] {
+        return value_of(parse_exposition(scraper.get("/metrics/prometheus").body), "queen_http_requests_in_flight",
+                        {}) == 2;
+    })) << "the POST's header was never read";
+    b.terminate();
+    const std::string log = b.log();
+    EXPECT_NE(log.find("stopping after 5 s with 1 request(s) still in flight"), std::string::npos) << log;
+    EXPECT_NE(log.find("stopped"), std::string::npos) << log;
 }
 
 }  // namespace queen::test
