@@ -1,8 +1,9 @@
 #pragma once
-// A throwaway PostgreSQL cluster for integration tests: a fresh directory under /tmp,
-// initdb, a server on 127.0.0.1 (a free TCP port) and its own socket directory, and a
-// database. stop()/start() restart it on the same data directory and port (outage tests);
-// the destructor stops it and removes everything. As root, the server runs as `postgres`.
+// A throwaway PostgreSQL cluster for integration tests: a fresh directory under /tmp, a
+// copy of the process's one initdb, a server on 127.0.0.1 (a free TCP port) and its own
+// socket directory, and a database. stop()/start() restart it on the same data directory and
+// port (outage tests); the destructor stops it and removes everything. As root, the server
+// runs as `postgres`.
 #include <filesystem>
 #include <map>
 #include <memory>
