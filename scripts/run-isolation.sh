@@ -15,7 +15,7 @@
 # * Pass `isolation`: database `isolation_queen` with the schema (write_schema,
 #   scripts/lib/pg_suite.sh). Pass `isolation-ext`: database `isolation_queen_ext` with
 #   CREATE EXTENSION queen_ext and then the schema, the order an integration test's database
-#   gets them (tests/integration/test_cluster.cpp). queen_ext must be installed in
+#   gets them (tests/support/test_cluster.cpp). queen_ext must be installed in
 #   PostgreSQL's directories (`make ext-install`); without it that pass fails.
 # * Results (regression.diffs, regression.out, results/, postgres.log) are copied to
 #   BUILD_DIR/<pass>. Both passes run even when the first fails; exit status 1 if either failed.

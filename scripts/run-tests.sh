@@ -168,7 +168,7 @@ suite integration-moves gtest "$BUILD_DIR/queen_integration_tests" --gtest_filte
 # The delivery suites again (push, pop, ack, groups, dead letters, transactions, leases, dedup,
 # long-polls, subscriptions, messages, streams, time rules, the crash pipeline, encryption,
 # resources, tenancy), through a proxy over four shard databases on two clusters
-# (QUEEN_TEST_SHARDED, tests/integration/test_env.hpp).
+# (QUEEN_TEST_SHARDED, tests/support/test_env.hpp).
 SHARDED_SUITES='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:LeaseExtend.*:Dedup.*:LongPoll.*'
 SHARDED_SUITES+=':Subscription.*:Messages.*:Streams.*:TimeBased.*:BackPressure.*:Ordering.*:Pipeline.*:Traces.*'
 SHARDED_SUITES+=':Encryption.*:Resources.*:TenantLimits.*:Tenancy*'

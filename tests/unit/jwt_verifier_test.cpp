@@ -1,6 +1,6 @@
 // The JWT verifier without a broker: every algorithm from PEM and JWKS, the admission rules,
 // the time and audience claims, the roles, and the settings a broker refuses to start with.
-#include "../integration/jwt_test_keys.hpp"
+#include "../support/jwt_test_keys.hpp"
 
 #include "auth/authenticator.hpp"
 #include "auth/base64url.hpp"
