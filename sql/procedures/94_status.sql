@@ -117,20 +117,24 @@ COMMENT ON FUNCTION queen.system_buckets(timestamptz, timestamptz, integer, text
   'Per bucket of the window: broker counts summed, gauges averaged over brokers.';
 
 -- queen.filtered_queue_metrics(from, to, queue, namespace, task, scope): the queue_metrics rows
--- of minutes from..to of the matching queues. Without a filter or scope a range of the primary
--- key; with one, a range of (queue_name, minute) per matching queue.
+-- of minutes from..to of the matching queues. Without a filter a range of the primary key (with
+-- a tenant scope, its rows kept by their queue keys); with one, a range of (queue_name, minute)
+-- per matching queue.
 CREATE OR REPLACE FUNCTION queen.filtered_queue_metrics(p_from timestamptz, p_to timestamptz, p_queue text,
                                                         p_namespace text, p_task text, p_scope text DEFAULT NULL)
 RETURNS SETOF queen.queue_metrics
 LANGUAGE sql STABLE
 AS $$
+    -- A tenant scope alone is read from the rows' queue keys, not from queen.queues: over
+    -- shards the activity rows are on the first shard, a queue's row only on its own.
     SELECT m.* FROM queen.queue_metrics m
-     WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL AND p_scope IS NULL
+     WHERE p_queue IS NULL AND p_namespace IS NULL AND p_task IS NULL
+       AND queen.in_tenant_scope(queen.queue_key_tenant(m.queue_name), p_scope)
        AND m.minute >= p_from AND m.minute <= p_to
     UNION ALL
     SELECT m.* FROM queen.matching_queues(p_queue, p_namespace, p_task, p_scope) n(name)
       JOIN queen.queue_metrics m ON m.queue_name = n.name
-     WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL OR p_scope IS NOT NULL)
+     WHERE (p_queue IS NOT NULL OR p_namespace IS NOT NULL OR p_task IS NOT NULL)
        AND m.minute >= p_from AND m.minute <= p_to
 $$;
 COMMENT ON FUNCTION queen.filtered_queue_metrics(timestamptz, timestamptz, text, text, text, text) IS
