@@ -6,8 +6,10 @@
 # summary gives each suite's wall time, the build's (LOGS/build.seconds, written by make test)
 # and the suites' together.
 # The integration suite's two passes (stock, queen_ext) run at once, each cut into
-# INTEGRATION_SHARDS GoogleTest shards (default 2): its tests mostly wait on timers and
-# PostgreSQL, and each starts its own cluster and broker on free ports.
+# INTEGRATION_SHARDS GoogleTest shards (default 3: the six processes keep both cores busy;
+# docs/testing.md has the measurements). Its tests mostly wait on timers and PostgreSQL, and each
+# starts its own cluster and broker on free ports. The sharded suites follow, at once, then the
+# failover suite alone.
 #   bash scripts/run-tests.sh BUILD_DIR FUZZ_SECONDS [check]
 # With `check` (make check), only the inner loop's tier: the structure checks, the unit tests,
 # pg_regress, the isolation specs and the integration smoke subset (SMOKE_TESTS below), stock
@@ -84,13 +86,15 @@ suite() {
 }
 
 # gtest_shards NAME SHARDS COMMAND...: starts SHARDS shards of a GoogleTest binary in the
-# background, as suites NAME-1 … NAME-SHARDS; finish_background shows and counts them.
+# background, as suites NAME-1 … NAME-SHARDS (NAME alone when SHARDS is 1); finish_background
+# shows and counts them.
 background=()
 gtest_shards() {
-  local name=$1 shards=$2 i
+  local name=$1 shards=$2 i shard
   shift 2
   for ((i = 0; i < shards; i++)); do
-    local shard="$name-$((i + 1))"
+    shard=$name
+    ((shards > 1)) && shard="$name-$((i + 1))"
     (started=$SECONDS
      GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i "$@" >"$LOGS/$shard.log" 2>&1
      echo $? >"$LOGS/$shard.status"
@@ -153,27 +157,30 @@ if [[ $TIER == check ]]; then
   ((total_failed == 0))
   exit
 fi
-SHARDS="${INTEGRATION_SHARDS:-2}"
+SHARDS="${INTEGRATION_SHARDS:-3}"
 echo "==== integration and integration-ext: $SHARDS shards each, at once (output follows when all end)"
 gtest_shards integration "$SHARDS" "$BUILD_DIR/queen_integration_tests" --gtest_filter=-Shards*:Failover*:ShardMoves*
 gtest_shards integration-ext "$SHARDS" env QUEEN_TEST_EXTENSION=1 "$BUILD_DIR/queen_integration_tests" \
   --gtest_filter=-Shards*:Failover*:ShardMoves*
 finish_background
-# The sharded deployment's tests (Shards*), the failover tests (Failover*, a pg_auto_failover
-# monitor and two nodes each) and the shard-move tests (ShardMoves*) run once, after the
-# passes above: beside the passes they would starve the passes' timers.
-suite integration-shards gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Shards*
-suite integration-failover gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Failover*
-suite integration-moves gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=ShardMoves*
-# The delivery suites again (push, pop, ack, groups, dead letters, transactions, leases, dedup,
-# long-polls, subscriptions, messages, streams, time rules, the crash pipeline, encryption,
-# resources, tenancy), through a proxy over four shard databases on two clusters
-# (QUEEN_TEST_SHARDED, tests/support/test_env.hpp).
+# The sharded deployments, after the passes (beside them they would starve the passes'
+# timers), at once: the delivery suites again (push, pop, ack, groups, dead letters,
+# transactions, leases, dedup, long-polls, subscriptions, messages, streams, time rules, the
+# crash pipeline, encryption, resources, tenancy) through a proxy over four shard databases on
+# two clusters (QUEEN_TEST_SHARDED, tests/support/test_env.hpp); the sharded deployment's own
+# tests (Shards*); the shard-move tests (ShardMoves*).
 SHARDED_SUITES='PushPop.*:AckRules.*:ConsumerGroups.*:Dlq.*:Transaction.*:LeaseExtend.*:Dedup.*:LongPoll.*'
 SHARDED_SUITES+=':Subscription.*:Messages.*:Streams.*:TimeBased.*:BackPressure.*:Ordering.*:Pipeline.*:Traces.*'
 SHARDED_SUITES+=':Encryption.*:Resources.*:TenantLimits.*:Tenancy*'
-suite integration-sharded gtest env QUEEN_TEST_SHARDED=1 "$BUILD_DIR/queen_integration_tests" \
+echo "==== integration-sharded, integration-shards (2 shards each), integration-moves: at once (output follows when all end)"
+gtest_shards integration-sharded 2 env QUEEN_TEST_SHARDED=1 "$BUILD_DIR/queen_integration_tests" \
   --gtest_filter="$SHARDED_SUITES"
+gtest_shards integration-shards 2 "$BUILD_DIR/queen_integration_tests" --gtest_filter=Shards*
+gtest_shards integration-moves 1 "$BUILD_DIR/queen_integration_tests" --gtest_filter=ShardMoves*
+finish_background
+# The failover tests (a pg_auto_failover monitor and two nodes each) alone: their switch-over
+# timers are the most sensitive to a busy machine.
+suite integration-failover gtest "$BUILD_DIR/queen_integration_tests" --gtest_filter=Failover*
 suite browser browser bash "$ROOT/tests/browser/run.sh" "$BUILD_DIR"
 suite fuzz fuzz bash "$ROOT/scripts/run-fuzz.sh" "$BUILD_DIR" "$FUZZ_SECONDS"
 
