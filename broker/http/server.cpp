@@ -97,12 +97,12 @@ asio::awaitable<bool> answer_early(Stream& stream, response res, const server_op
     const auto begun = std::chrono::steady_clock::now();
     add_common_headers(res);
     res.keep_alive(keep_alive);
-    beast::error_code ec;
-    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
-    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
     if (options.on_request_finished)
         options.on_request_finished(route, method.empty() ? std::string_view("unknown") : method, res.result_int(),
                                     std::chrono::duration<double>(std::chrono::steady_clock::now() - begun).count());
+    beast::error_code ec;
+    beast::get_lowest_layer(stream).expires_after(options.write_timeout);
+    co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
     if (!ec && !keep_alive) co_await discard_unread_body(stream);
     co_return !ec && keep_alive;
 }
@@ -225,13 +225,13 @@ asio::awaitable<void> serve_requests(Stream& stream, const router& routes, const
         response res = co_await routes.dispatch(req, std::move(admitted), presence, stream.get_executor(), info);
         add_common_headers(res);
         res.keep_alive(req.keep_alive());
-        tcp.expires_after(options.write_timeout);
-        co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
         if (options.on_request_finished) {
             const auto spent = std::chrono::steady_clock::now() - started - info.parked;
             options.on_request_finished(route, req.method_string(), res.result_int(),
                                         std::chrono::duration<double>(spent).count());
         }
+        tcp.expires_after(options.write_timeout);
+        co_await bhttp::async_write(stream, res, redirect_error(use_awaitable, ec));
         if (ec) {
             if (info.on_write_failed) info.on_write_failed();
             break;

@@ -35,8 +35,9 @@ struct server_options {
     // Set: HTTPS with the holder's current context; null: plain HTTP.
     std::shared_ptr<const tls_context_holder> tls;
     // Optional observers (metrics): a request read and about to be dispatched; the same
-    // request answered (route template, method, status, seconds to the last byte written,
-    // parked time excluded).
+    // request's answer ready (route template, method, status, seconds until the answer was
+    // ready, parked time excluded). Called before the answer is written, so that a client
+    // holding its answer finds it counted by the next scrape.
     std::function<void()> on_request_started;
     std::function<void(std::string_view route, std::string_view method, unsigned status, double seconds)>
         on_request_finished;

@@ -53,7 +53,7 @@ prometheus_metrics::prometheus_metrics(std::size_t max_queue_labels)
       http_family_(counter(*registry_, "queen_http_requests_total", "HTTP requests answered, by route template")),
       http_duration_family_(BuildHistogram()
                                 .Name("queen_http_request_duration_seconds")
-                                .Help("Time to the last byte of the answer, a long-poll's parked time excluded")
+                                .Help("Time until the answer is ready, a long-poll's parked time excluded")
                                 .Register(*registry_)),
       wakeups_family_(counter(*registry_, "queen_longpoll_wakeups_total", "Parked pops woken, by reason")),
       db_errors_family_(counter(*registry_, "queen_db_errors_total", "Failed statements by SQLSTATE class")),
