@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Every queen.* function the broker calls has a route on a shard proxy (docs/scaling.md):
-a row in sql/shards/20_generator.sql's queen_proxy.api_routes (the one description the
+a row in sql/shards/02_generator.sql's queen_proxy.api_routes (the one description the
 proxy's functions are generated from), and no function there is described twice. Prints each
 missing or doubled function and exits 1 when there is one.
     python3 scripts/check_shard_routes.py [ROOT]
@@ -13,7 +13,7 @@ CALL = re.compile(r"\bqueen\.([a-z_0-9]+)\s*\(")
 ROUTE = re.compile(r"\(\s*'(queen(?:_proxy)?\.[a-z_0-9]+)'\s*,\s*'([a-z_]+)'")
 # Called on a shard's own connection, never through the proxy: the housekeeping each broker
 # runs on every shard database (docs/scaling.md, "Where state lives"); and the proxy's own
-# queen.shard_databases (sql/shards/10_cluster.sql).
+# queen.shard_databases (sql/shards/00_cluster.sql).
 DIRECT = {"run_housekeeping", "raise_claim_floors", "shard_databases"}
 # Files that talk to a database as a whole, not through the proxy: the migrator,
 # `queen shards init`, and `queen shards move` (its calls run on each shard database and on
@@ -44,7 +44,7 @@ def problems(called_names, described):
         seen.add(name)
     for name in sorted(called_names - DIRECT):
         if f"queen.{name}" not in seen:
-            out.append(f"queen.{name} is called by the broker but has no route in sql/shards/20_generator.sql")
+            out.append(f"queen.{name} is called by the broker but has no route in sql/shards/02_generator.sql")
     return out
 
 
@@ -63,7 +63,7 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    described = routes((root / "sql/shards/20_generator.sql").read_text())
+    described = routes((root / "sql/shards/02_generator.sql").read_text())
     found = problems(called(root / "broker"), described)
     for p in found:
         print(p)

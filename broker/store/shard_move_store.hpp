@@ -1,6 +1,6 @@
 #pragma once
 // Store layer (see store/queues_store.hpp): the calls of `queen shards move` on the proxies and
-// on the shard databases (sql/procedures/88_shard_moves.sql, sql/shards/10_cluster.sql). Each
+// on the shard databases (sql/procedures/88_shard_moves.sql, sql/shards/00_cluster.sql). Each
 // runs on a connection the caller holds, so a move keeps its transactions; failures are
 // db::pg_error values.
 #include "db/sync_connection.hpp"

@@ -49,7 +49,7 @@ boost::asio::awaitable<std::vector<stream_state_row>> stream_state(db::pg_pool& 
 
 namespace {
 
-// queen.stream_cycle's answer (sql/procedures/98_streams.sql) as a struct; push rows are placed
+// queen.stream_cycle's answer (sql/procedures/97_streams.sql) as a struct; push rows are placed
 // at their item of the request.
 stream_cycle_outcome read_cycle(const json& j, const push_batch& batch, std::size_t items) {
     stream_cycle_outcome out;

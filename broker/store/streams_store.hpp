@@ -1,6 +1,6 @@
 #pragma once
 // Store layer (see store/queues_store.hpp): the state store and cycles of streams
-// (docs/streams.md, sql/procedures/98_streams.sql).
+// (docs/streams.md, sql/procedures/97_streams.sql).
 #include "db/pg_pool.hpp"
 #include "domain/push_item.hpp"
 #include "domain/stream_cycle.hpp"

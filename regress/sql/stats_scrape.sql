@@ -1,4 +1,4 @@
--- The database's part of a Prometheus scrape (sql/procedures/97_metrics_scrape.sql): the
+-- The database's part of a Prometheus scrape (sql/procedures/91_metrics_scrape.sql): the
 -- snapshot gauges of a known state per (queue, group), the cluster totals, and the codec row.
 SET client_min_messages = warning;
 \set VERBOSITY terse

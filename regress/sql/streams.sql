@@ -1,4 +1,4 @@
--- Streams (sql/procedures/98_streams.sql; the contract: docs/streams.md):
+-- Streams (sql/procedures/97_streams.sql; the contract: docs/streams.md):
 -- queen.stream_register, queen.stream_state_get and queen.stream_cycle called directly, as the
 -- broker calls them. A flat checklist: registration, the state reads, the cycle (state ops,
 -- sink pushes, the source ack, all or nothing) and the kept lease, whose expiry counts no

@@ -140,3 +140,16 @@ END;
 $$;
 COMMENT ON FUNCTION queen.sql_api_queue_key(text, text) IS
   'The stored key of a queue the SQL-level API names for a tenant (NULL: the name as it is).';
+
+-- queen.scoped_partition_ids_part: queen.scoped_partition_ids over this shard's share of the
+-- ids, each answered with its position in the whole call.
+CREATE OR REPLACE FUNCTION queen.scoped_partition_ids_part(p_shards integer[], p_items integer[], p_ids bigint[],
+                                                           p_scope text)
+RETURNS TABLE(item integer, partition_id bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT p_items[u.i], u.id
+      FROM unnest(queen.scoped_partition_ids(p_ids, p_scope)) WITH ORDINALITY AS u(id, i)
+$$;
+COMMENT ON FUNCTION queen.scoped_partition_ids_part(integer[], integer[], bigint[], text) IS
+  'queen.scoped_partition_ids over one shard''s share of the ids; positions as in the whole call.';

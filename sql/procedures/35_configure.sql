@@ -77,3 +77,33 @@ END;
 $$;
 COMMENT ON FUNCTION queen.configure(text, text, text, jsonb) IS
   'Creates or reconfigures a queue (whole option set replaced) and its Default partition.';
+
+-- queen.catalog_queues(names, limit): the first logical shard's database keeps a row of every
+-- queue named while a broker enforces QUEEN_TENANT_MAX_QUEUES (its catalog), so a tenant's
+-- queues are counted in one place: a proxy calls this, with the broker's limit, before a
+-- request that may create queues. A new name past its tenant's limit is refused (QN429) by the
+-- queues trigger, as on one database; p_limit 0 records the names without a limit (a spool
+-- drain, whose pushes were answered). How many names were new.
+CREATE OR REPLACE FUNCTION queen.catalog_queues(p_names text[], p_limit bigint)
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_name text;
+    v_new  integer := 0;
+BEGIN
+    -- The trigger reads the limit from this setting, for this transaction only.
+    PERFORM set_config('queen.tenant_max_queues', coalesce(p_limit, 0)::text, true);
+    FOR v_name IN
+        SELECT DISTINCT n FROM unnest(p_names) AS n
+         WHERE n IS NOT NULL AND NOT EXISTS (SELECT 1 FROM queen.queues q WHERE q.name = n)
+         ORDER BY n
+    LOOP
+        PERFORM queen.ensure_queue(v_name);
+        v_new := v_new + 1;
+    END LOOP;
+    RETURN v_new;
+END;
+$$;
+COMMENT ON FUNCTION queen.catalog_queues(text[], bigint) IS
+  'Records queue names in the catalog shard under a per-tenant limit (QN429 past it); how many were new.';

@@ -305,3 +305,124 @@ COMMENT ON FUNCTION queen.queue_backlog(text) IS
 
 COMMENT ON FUNCTION queen.push(text[], text[], integer[], text[], uuid[], text[], text[]) IS
   'Stores pushed items, one segment per partition, with exact dedup; one row per item.';
+
+-- queen.push_part_keys(queues, partitions): the (queue, partition) keys of a split push's
+-- items (one key per item, equal keys adjacent) as queen.push takes them: keys and counts.
+CREATE OR REPLACE FUNCTION queen.push_part_keys(p_queues text[], p_partitions text[],
+                                                OUT queues text[], OUT partitions text[], OUT counts integer[])
+LANGUAGE sql IMMUTABLE
+AS $$
+    SELECT array_agg(k.queue ORDER BY k.run), array_agg(k.part ORDER BY k.run), array_agg(k.n ORDER BY k.run)
+      FROM (SELECT r.run, min(r.queue) AS queue, min(r.part) AS part, count(*)::integer AS n
+              FROM (SELECT s.queue, s.part, sum(s.starts) OVER (ORDER BY s.i) AS run
+                      FROM (SELECT u.i, u.queue, u.part,
+                                   CASE WHEN (u.queue, u.part) IS NOT DISTINCT FROM
+                                             (lag(u.queue) OVER w, lag(u.part) OVER w) THEN 0 ELSE 1 END AS starts
+                              FROM unnest(p_queues, p_partitions) WITH ORDINALITY AS u(queue, part, i)
+                            WINDOW w AS (ORDER BY u.i)) s) r
+             GROUP BY r.run) k
+$$;
+COMMENT ON FUNCTION queen.push_part_keys(text[], text[]) IS
+  'Keys and counts (queen.push''s form) of items given one key each, equal keys adjacent.';
+
+-- queen.push_part: queen.push over this shard's share of a split push, one queue and
+-- partition per item (in the request's order, so equal keys stay adjacent); item answers the
+-- position in the whole call (p_items). Items of queues without a dedup window are recognised
+-- by their receipt (queen.shard_receipts) when a retry brings them again: answered
+-- 'duplicate' with the stored partition and offset, and not stored twice. Lock order: an
+-- advisory lock per such key in hash order, then queen.push's.
+CREATE OR REPLACE FUNCTION queen.push_part(
+    p_shards integer[], p_items integer[], p_queues text[], p_partitions text[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    k          record;
+    v_receipts boolean;     -- some item's queue keeps no dedup window
+    v_dup_i    integer[];   -- items recognised by their receipt, with the stored place
+    v_dup_pid  bigint[];
+    v_dup_off  bigint[];
+    v_keep     integer[];   -- items to store
+    v_receipt  boolean[];   -- per kept item: its queue keeps no dedup window
+    r_item     integer[];
+    r_status   text[];
+    r_pid      bigint[];
+    r_off      bigint[];
+    r_at       timestamptz[];
+BEGIN
+    SELECT coalesce(bool_or(q.dedup_window_seconds = 0), false) INTO v_receipts
+      FROM unnest(p_queues) AS u(queue) JOIN queen.queues q ON q.name = u.queue;
+    IF NOT v_receipts THEN
+        SELECT * INTO k FROM queen.push_part_keys(p_queues, p_partitions);
+        RETURN QUERY
+            SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+              FROM queen.push(k.queues, k.partitions, k.counts, p_txids, p_trace_ids, p_producers, p_payloads) AS r;
+        RETURN;
+    END IF;
+    -- One advisory lock per unwindowed key, in hash order, before any row lock.
+    PERFORM pg_advisory_xact_lock(h.hash)
+       FROM (SELECT DISTINCT queen.partition_hash(u.queue, u.part) AS hash
+               FROM unnest(p_queues, p_partitions) AS u(queue, part)
+               JOIN queen.queues q ON q.name = u.queue AND q.dedup_window_seconds = 0) h
+      ORDER BY h.hash;
+    SELECT array_agg(u.i ORDER BY u.i), array_agg(sr.partition_id ORDER BY u.i), array_agg(sr.msg_offset ORDER BY u.i)
+      INTO v_dup_i, v_dup_pid, v_dup_off
+      FROM unnest(p_queues, p_partitions, p_txids) WITH ORDINALITY AS u(queue, part, txid, i)
+      JOIN queen.queues q ON q.name = u.queue AND q.dedup_window_seconds = 0
+      JOIN queen.shard_receipts sr
+        ON sr.queue_name = u.queue AND sr.partition_name = u.part AND sr.transaction_id = u.txid;
+    SELECT array_agg(u.i ORDER BY u.i), array_agg(coalesce(q.dedup_window_seconds = 0, false) ORDER BY u.i)
+      INTO v_keep, v_receipt
+      FROM unnest(p_queues) WITH ORDINALITY AS u(queue, i)
+      LEFT JOIN queen.queues q ON q.name = u.queue
+     WHERE u.i <> ALL (coalesce(v_dup_i, '{}'));
+    IF v_dup_i IS NOT NULL THEN
+        RETURN QUERY
+            SELECT p_items[d.i], 'duplicate'::text, d.pid, d.off, NULL::timestamptz
+              FROM unnest(v_dup_i, v_dup_pid, v_dup_off) AS d(i, pid, off);
+    END IF;
+    IF v_keep IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT * INTO k FROM queen.push_part_keys(ARRAY(SELECT p_queues[i] FROM unnest(v_keep) AS i),
+                                              ARRAY(SELECT p_partitions[i] FROM unnest(v_keep) AS i));
+    SELECT array_agg(v_keep[r.item] ORDER BY r.item), array_agg(r.status ORDER BY r.item),
+           array_agg(r.partition_id ORDER BY r.item), array_agg(r.msg_offset ORDER BY r.item),
+           array_agg(r.created_at ORDER BY r.item)
+      INTO r_item, r_status, r_pid, r_off, r_at
+      FROM queen.push(k.queues, k.partitions, k.counts,
+                      ARRAY(SELECT p_txids[i] FROM unnest(v_keep) AS i),
+                      ARRAY(SELECT p_trace_ids[i] FROM unnest(v_keep) AS i),
+                      ARRAY(SELECT p_producers[i] FROM unnest(v_keep) AS i),
+                      ARRAY(SELECT p_payloads[i] FROM unnest(v_keep) AS i)) AS r;
+    INSERT INTO queen.shard_receipts (queue_name, partition_name, transaction_id, partition_id, msg_offset)
+        SELECT p_queues[s.i], p_partitions[s.i], p_txids[s.i], s.pid, s.off
+          FROM unnest(r_item, r_status, r_pid, r_off) AS s(i, st, pid, off)
+          JOIN unnest(v_keep, v_receipt) AS w(i, receipt) ON w.i = s.i
+         WHERE s.st = 'queued' AND w.receipt
+        ON CONFLICT DO NOTHING;
+    RETURN QUERY
+        SELECT p_items[s.i], s.st, s.pid, s.off, s.at FROM unnest(r_item, r_status, r_pid, r_off, r_at) AS s(i, st, pid, off, at);
+END;
+$$;
+COMMENT ON FUNCTION queen.push_part(integer[], integer[], text[], text[], text[], uuid[], text[], text[]) IS
+  'queen.push over one shard''s share of a split push; items numbered as in the whole call; retries recognised.';
+
+-- queen.expire_shard_receipts(batch): removes up to `batch` receipts older than ten minutes
+-- (a client's retry comes within seconds); how many it removed. Housekeeping calls it.
+CREATE OR REPLACE FUNCTION queen.expire_shard_receipts(p_batch integer)
+RETURNS bigint
+LANGUAGE sql
+AS $$
+    WITH gone AS (
+        DELETE FROM queen.shard_receipts sr
+         WHERE (sr.queue_name, sr.partition_name, sr.transaction_id) IN (
+               SELECT o.queue_name, o.partition_name, o.transaction_id FROM queen.shard_receipts o
+                WHERE o.created_at < now() - interval '10 minutes' LIMIT p_batch)
+        RETURNING 1)
+    SELECT count(*) FROM gone
+$$;
+COMMENT ON FUNCTION queen.expire_shard_receipts(integer) IS
+  'Removes shard push receipts older than ten minutes (at most p_batch); returns how many.';

@@ -62,3 +62,24 @@ END;
 $$;
 COMMENT ON FUNCTION queen.register_group(text, text, timestamptz) IS
   'Records a group''s subscription start on its first pop and creates its cursors.';
+
+-- queen.register_group_from(queue, group, start, registered_at): queen.register_group, where a
+-- registration this call creates records registered_at (when given) as its creation time: a
+-- proxy registers a group subscribed from "now" on every shard with its own now, so each shard
+-- lists it as subscribed from its registration ('new'), as one database does.
+CREATE OR REPLACE FUNCTION queen.register_group_from(p_queue text, p_group text, p_start timestamptz,
+                                                     p_registered_at timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM queen.register_group(p_queue, p_group, p_start);
+    IF p_registered_at IS NOT NULL THEN
+        UPDATE queen.consumer_groups g SET created_at = p_registered_at
+         WHERE g.queue_name = p_queue AND g.consumer_group = p_group
+           AND g.created_at = now();  -- inserted by this transaction
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen.register_group_from(text, text, timestamptz, timestamptz) IS
+  'queen.register_group, a registration it creates dated registered_at when given (registrations by a proxy).';

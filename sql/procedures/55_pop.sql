@@ -409,3 +409,12 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.release_lease(uuid, text) IS
   'Releases every cursor lease with this id for the group, without counting an attempt.';
+
+-- queen.release_lease_part(shards, lease id, group): queen.release_lease on this database, as
+-- one row; p_shards only routes the proxy's call.
+CREATE OR REPLACE FUNCTION queen.release_lease_part(p_shards integer[], p_lease_id uuid, p_group text)
+RETURNS TABLE(released integer)
+LANGUAGE sql
+AS $$ SELECT queen.release_lease(p_lease_id, p_group) $$;
+COMMENT ON FUNCTION queen.release_lease_part(integer[], uuid, text) IS
+  'queen.release_lease on this shard (the proxy''s call routed by the shards a lease id names).';

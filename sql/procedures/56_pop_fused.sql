@@ -219,3 +219,70 @@ END;
 $$;
 COMMENT ON FUNCTION queen.pop_fused(text, text, integer[], integer[], boolean, boolean, timestamptz) IS
   'Several queue-wide pops of one group in one call: one claim walk, cursors handed out in claim order.';
+
+-- queen.shard_ready_at(queue, group): where a proxy's queue-wide pop looks first. This
+-- database's first logical shard and the ready_at of the group's first cursor on the queue
+-- without a live lease or a pending retry (NULL: none), read in the claim index's order; the
+-- claim rules past that (delays, windows) are the pop's own.
+CREATE OR REPLACE FUNCTION queen.shard_ready_at(p_queue text, p_group text)
+RETURNS TABLE(logical_shard integer, ready_at timestamptz)
+LANGUAGE sql STABLE
+AS $$
+    SELECT (SELECT si.hosted[1] FROM queen.shard_identity si),
+           (SELECT c.ready_at FROM queen.log_consumers c
+             WHERE c.queue_id = (SELECT q.id FROM queen.queues q WHERE q.name = p_queue)
+               AND c.consumer_group = p_group AND c.ready_at IS NOT NULL
+               AND (c.lease_id IS NULL OR c.lease_expires_at <= now())
+               AND (c.retry_at IS NULL OR c.retry_at <= now())
+             ORDER BY c.ready_at LIMIT 1)
+$$;
+COMMENT ON FUNCTION queen.shard_ready_at(text, text) IS
+  'This shard database''s first logical shard and its oldest waiting message a group could claim on a queue.';
+
+-- queen.pop_fused_part(leases, …queen.pop_fused's arguments): queen.pop_fused on this shard,
+-- where a request given a lease id (p_leases, per request; NULL: its own) gets that lease
+-- instead of a new one: a queue-wide pop served by several shards hands out one lease.
+CREATE OR REPLACE FUNCTION queen.pop_fused_part(
+    p_leases uuid[], p_queue text, p_group text, p_batches integer[], p_max_partitions integer[],
+    p_auto_ack boolean, p_subscribe_all boolean, p_subscription_at timestamptz)
+RETURNS TABLE(request integer, partition_id bigint, partition_name text, lease_id uuid, span_start bigint,
+              span_end bigint, seg_first bigint, seg_codec smallint, seg_body bytea, skip_offsets bigint[],
+              leases_expired integer, redelivered bigint, lease_dead_letters integer, expired_dead_letters bigint)
+LANGUAGE plpgsql
+AS $$
+#variable_conflict use_column
+DECLARE
+    x         record;
+    v_renamed uuid[] := '{}';  -- the leases already given their request's id
+BEGIN
+    -- queen.pop_fused returns its whole answer before the first row is read (a plpgsql or C
+    -- set-returning function materializes it), so renaming a lease here changes no claim.
+    FOR x IN SELECT * FROM queen.pop_fused(p_queue, p_group, p_batches, p_max_partitions, p_auto_ack,
+                                           p_subscribe_all, p_subscription_at) LOOP
+        lease_id := x.lease_id;
+        IF x.lease_id IS NOT NULL AND p_leases[x.request] IS NOT NULL THEN
+            IF NOT x.lease_id = ANY (v_renamed) THEN
+                UPDATE queen.log_consumers SET lease_id = p_leases[x.request] WHERE lease_id = x.lease_id;
+                v_renamed := v_renamed || x.lease_id;
+            END IF;
+            lease_id := p_leases[x.request];
+        END IF;
+        request := x.request;
+        partition_id := x.partition_id;
+        partition_name := x.partition_name;
+        span_start := x.span_start;
+        span_end := x.span_end;
+        seg_first := x.seg_first;
+        seg_codec := x.seg_codec;
+        seg_body := x.seg_body;
+        skip_offsets := x.skip_offsets;
+        leases_expired := x.leases_expired;
+        redelivered := x.redelivered;
+        lease_dead_letters := x.lease_dead_letters;
+        expired_dead_letters := x.expired_dead_letters;
+        RETURN NEXT;
+    END LOOP;
+END;
+$$;
+COMMENT ON FUNCTION queen.pop_fused_part(uuid[], text, text, integer[], integer[], boolean, boolean, timestamptz) IS
+  'queen.pop_fused on a shard, each request''s lease replaced by the one given for it (proxy pops over shards).';

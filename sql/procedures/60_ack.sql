@@ -310,3 +310,17 @@ END;
 $$;
 COMMENT ON FUNCTION queen.find_in_span(bigint, bigint, bigint, text) IS
   'Offset of a transaction id inside a span of a partition, or NULL; raises QNDEC when it may sit in a segment this database cannot decode.';
+
+-- queen.ack_part: queen.ack over this shard's share of a split ack call.
+CREATE OR REPLACE FUNCTION queen.ack_part(
+    p_shards integer[], p_items integer[], p_group text, p_partition_ids bigint[], p_txids text[],
+    p_offsets bigint[], p_lease_ids uuid[], p_statuses text[], p_errors text[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE sql
+AS $$
+    SELECT p_items[a.item], a.success, a.msg_offset, a.noop, a.dlq, a.lease_released, a.error, a.queue_name
+      FROM queen.ack(p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses, p_errors) AS a
+$$;
+COMMENT ON FUNCTION queen.ack_part(integer[], integer[], text, bigint[], text[], bigint[], uuid[], text[], text[]) IS
+  'queen.ack over one shard''s share of a split ack; items numbered as in the whole call.';

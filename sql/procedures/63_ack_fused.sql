@@ -84,3 +84,19 @@ END;
 $$;
 COMMENT ON FUNCTION queen.ack_fused(text, integer[], bigint[], text[], bigint[], uuid[], text[], text[]) IS
   'Applies the acks of several requests of a group together; a request whose cursors are busy or shared is left for its own call.';
+
+-- queen.ack_fused_part: queen.ack_fused over this shard's share of a split fused ack.
+CREATE OR REPLACE FUNCTION queen.ack_fused_part(
+    p_shards integer[], p_items integer[], p_group text, p_requests integer[], p_partition_ids bigint[],
+    p_txids text[], p_offsets bigint[], p_lease_ids uuid[], p_statuses text[], p_errors text[])
+RETURNS TABLE(item integer, success boolean, msg_offset bigint, noop boolean, dlq boolean,
+              lease_released boolean, error text, queue_name text)
+LANGUAGE sql
+AS $$
+    SELECT p_items[a.item], a.success, a.msg_offset, a.noop, a.dlq, a.lease_released, a.error, a.queue_name
+      FROM queen.ack_fused(p_group, p_requests, p_partition_ids, p_txids, p_offsets, p_lease_ids, p_statuses,
+                           p_errors) AS a
+$$;
+COMMENT ON FUNCTION queen.ack_fused_part(integer[], integer[], text, integer[], bigint[], text[], bigint[], uuid[],
+                                         text[], text[]) IS
+  'queen.ack_fused over one shard''s share of a split fused ack; items numbered as in the whole call.';

@@ -54,3 +54,13 @@ END;
 $$;
 COMMENT ON FUNCTION queen.extend_lease(uuid, integer, text) IS
   'Extends every live cursor lease with this id to greatest(expiry, now() + seconds).';
+
+-- queen.extend_lease_part(shards, …queen.extend_lease's arguments): queen.extend_lease on
+-- this database; p_shards (the logical shards the proxy sent here) only routes the call.
+CREATE OR REPLACE FUNCTION queen.extend_lease_part(p_shards integer[], p_lease_id uuid, p_seconds integer,
+                                                   p_scope text DEFAULT NULL)
+RETURNS TABLE(status text, expires_at timestamptz, partitions integer)
+LANGUAGE sql
+AS $$ SELECT * FROM queen.extend_lease(p_lease_id, p_seconds, p_scope) $$;
+COMMENT ON FUNCTION queen.extend_lease_part(integer[], uuid, integer, text) IS
+  'queen.extend_lease on this shard (the proxy''s call routed by the shards a lease id names).';

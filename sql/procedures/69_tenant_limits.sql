@@ -74,3 +74,12 @@ END;
 $$;
 COMMENT ON FUNCTION queen.tenant_usage(boolean) IS
   'Per tenant ('''' for none): its queues now and its segments'' bytes in the newest stats snapshot.';
+
+-- queen.tenant_queue_names(): every queue's tenant ('' for none) and stored key, so a proxy
+-- can count a tenant's queues once however many shards hold them.
+CREATE OR REPLACE FUNCTION queen.tenant_queue_names()
+RETURNS TABLE(tenant text, queue_name text)
+LANGUAGE sql STABLE
+AS $$ SELECT coalesce(q.tenant, ''), q.name FROM queen.queues q $$;
+COMMENT ON FUNCTION queen.tenant_queue_names() IS
+  'Each queue''s tenant ('''' for none) and stored key (the shard proxy''s tenant_usage).';

@@ -311,3 +311,13 @@ AS $$
 $$;
 COMMENT ON FUNCTION queen.message_consumer_groups(bigint, bigint) IS
   'Every cursor of a partition: whether it consumed an offset, and its live lease expiry over it.';
+
+-- queen.partition_groups(ids): the consumer groups with a cursor on any of these partitions.
+CREATE OR REPLACE FUNCTION queen.partition_groups(p_partition_ids bigint[])
+RETURNS TABLE(consumer_group text)
+LANGUAGE sql STABLE
+AS $$
+    SELECT DISTINCT c.consumer_group FROM queen.log_consumers c WHERE c.partition_id = ANY (p_partition_ids)
+$$;
+COMMENT ON FUNCTION queen.partition_groups(bigint[]) IS
+  'Distinct consumer groups with a cursor on any of the partitions (the proxy''s browse_mode).';

@@ -364,3 +364,21 @@ END;
 $$;
 COMMENT ON FUNCTION queen.purge_dead_letters(text, text, text, timestamptz, timestamptz, uuid, boolean, text) IS
   'Deletes the dead letters matching the filter; refuses an empty filter unless p_all. Returns how many.';
+
+-- queen.dead_letter_failures(filter, limit): the matching dead letters' failure times and ids,
+-- oldest failure first, at most p_limit: what a requeue with that limit would take here. The
+-- proxy merges every shard's to share a limit out (sql/shards/75_dead_letter_admin.sql).
+CREATE OR REPLACE FUNCTION queen.dead_letter_failures(
+    p_queue text DEFAULT NULL, p_group text DEFAULT NULL, p_partition text DEFAULT NULL,
+    p_from timestamptz DEFAULT NULL, p_to timestamptz DEFAULT NULL, p_message_id uuid DEFAULT NULL,
+    p_limit integer DEFAULT NULL, p_scope text DEFAULT NULL)
+RETURNS TABLE(failed_at timestamptz, dead_letter_id bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT m.failed_at, m.id
+      FROM queen.dead_letters_matching(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_scope) m
+     ORDER BY m.failed_at, m.id
+     LIMIT p_limit
+$$;
+COMMENT ON FUNCTION queen.dead_letter_failures(text, text, text, timestamptz, timestamptz, uuid, integer, text) IS
+  'Failure times and ids of the matching dead letters, oldest first, at most p_limit.';

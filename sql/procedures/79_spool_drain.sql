@@ -120,3 +120,24 @@ END;
 $$;
 COMMENT ON FUNCTION queen.push_spooled(text[], text[], integer[], text[], uuid[], text[], text[], timestamptz[]) IS
   'Stores drained spool records like queen.push, probing in-doubt items first so that none is stored twice.';
+
+-- queen.push_spooled_part: queen.push_spooled over this shard's share of a split drain.
+CREATE OR REPLACE FUNCTION queen.push_spooled_part(
+    p_shards integer[], p_items integer[], p_queues text[], p_partitions text[],
+    p_txids text[], p_trace_ids uuid[], p_producers text[], p_payloads text[], p_probe_since timestamptz[])
+RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint, created_at timestamptz)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    k record;
+BEGIN
+    SELECT * INTO k FROM queen.push_part_keys(p_queues, p_partitions);
+    RETURN QUERY
+        SELECT p_items[r.item], r.status, r.partition_id, r.msg_offset, r.created_at
+          FROM queen.push_spooled(k.queues, k.partitions, k.counts, p_txids, p_trace_ids, p_producers, p_payloads,
+                                  p_probe_since) AS r;
+END;
+$$;
+COMMENT ON FUNCTION queen.push_spooled_part(integer[], integer[], text[], text[], text[], uuid[], text[], text[],
+                                            timestamptz[]) IS
+  'queen.push_spooled over one shard''s share of a split drain; items numbered as in the whole call.';

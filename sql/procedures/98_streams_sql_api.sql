@@ -1,6 +1,6 @@
 -- The SQL-level API of streams (docs/sql-api.md, docs/streams.md): the three operations of
 -- the HTTP routes for an application that runs a stream stage in its own transaction, with
--- the same rules. queen.stream_register and queen.stream_state_get (98_streams.sql) serve as
+-- the same rules. queen.stream_register and queen.stream_state_get (97_streams.sql) serve as
 -- they are; queen.stream_commit takes a cycle's parts as JSON and calls queen.stream_cycle;
 -- queen.stream_states shows the state.
 -- Signatures here are a compatibility contract: change them only by adding functions or

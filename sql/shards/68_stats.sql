@@ -1,3 +1,22 @@
+-- The proxy's hand-written stats refresh and age (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/68_stats.sql):
+-- each shard refreshes the stats of its own partitions.
+
+-- queen.stats_age: the age of the oldest shard's newest stats snapshot (each shard's
+-- housekeeping takes its own), so a listing says how stale its oldest part may be.
+CREATE OR REPLACE FUNCTION queen.stats_age()
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN (SELECT max(a) FROM queen_proxy.stats_age_every() AS a);
+EXCEPTION WHEN OTHERS THEN
+    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
+END;
+$$;
+COMMENT ON FUNCTION queen.stats_age() IS
+  'Proxy: seconds since the oldest of the shards'' newest stats snapshots.';
+
 -- queen.refresh_stats on the proxy: a new stats snapshot on every shard database. The shards'
 -- procedure commits page by page, which a PL/Proxy function cannot call, so each database is
 -- called through dblink, one after another; the answer adds their partitions up and counts

@@ -1,3 +1,5 @@
+-- The proxy's hand-written queue configuration (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/35_configure.sql).
 -- QUEEN_TENANT_MAX_QUEUES over shards (docs/scaling.md). The broker sets the limit on its
 -- request connections (the setting queen.tenant_max_queues), which reach the proxy but not the
 -- shards PL/Proxy connects to; and a queue lives on the shards its partitions went to, so no

@@ -1,4 +1,5 @@
--- The proxy's hand-written stream functions (route `custom` in 20_generator.sql): a query is
+-- The proxy's hand-written stream functions (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/97_streams.sql): a query is
 -- registered on every shard under the same id (queen.stream_query_id_by_name); a lane's state
 -- lives on the shard of its source partition, and its cycle runs there.
 
@@ -25,6 +26,7 @@ COMMENT ON FUNCTION queen.stream_register(text, text, text, text, boolean, text)
 -- queen.stream_state_get: on the shard of the partition; its refusal past the answer limits
 -- (QN413) comes back as the shard raised it.
 DROP FUNCTION IF EXISTS queen.stream_state_get(uuid, bigint, text[], text, numeric, integer, text);  -- lost p_limit
+
 CREATE OR REPLACE FUNCTION queen.stream_state_get(
     p_query_id uuid, p_partition_id bigint, p_keys text[] DEFAULT NULL, p_key_prefix text DEFAULT NULL,
     p_ripe_at_or_before numeric DEFAULT NULL, p_scope text DEFAULT NULL)
@@ -70,26 +72,3 @@ COMMENT ON FUNCTION queen.stream_cycle(uuid, bigint, text, text[], text[], jsonb
                                        uuid[], text[], text[], integer[], text, bigint, uuid, text, text, boolean,
                                        text) IS
   'Proxy: a stream cycle on the shard of its source partition; QN409 when a sink push lives elsewhere.';
-
--- queen.stream_queries_overview: one row per query, its lanes, state and lag added up.
-CREATE OR REPLACE FUNCTION queen.stream_queries_overview(p_scope text DEFAULT NULL)
-RETURNS TABLE(name text, query_id uuid, source_queue text, sink_queue text, config_hash text,
-              created_at timestamptz, updated_at timestamptz, lanes bigint, state_rows bigint,
-              state_bytes bigint, source_lag bigint, oldest_pending_at timestamptz, source_time_lag bigint)
-LANGUAGE plpgsql
-AS $$
-#variable_conflict use_column
-BEGIN
-    RETURN QUERY
-        SELECT o.name, o.query_id, min(o.source_queue), min(o.sink_queue), min(o.config_hash), min(o.created_at),
-               max(o.updated_at), sum(o.lanes)::bigint, sum(o.state_rows)::bigint, sum(o.state_bytes)::bigint,
-               sum(o.source_lag)::bigint, min(o.oldest_pending_at), max(o.source_time_lag)
-          FROM queen_proxy.stream_queries_overview_every(p_scope) AS o
-         GROUP BY o.name, o.query_id
-         ORDER BY o.name COLLATE "C";
-EXCEPTION WHEN OTHERS THEN
-    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
-END;
-$$;
-COMMENT ON FUNCTION queen.stream_queries_overview(text) IS
-  'Proxy: stream queries with every shard''s lanes, state and lag added up.';

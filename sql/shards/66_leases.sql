@@ -1,5 +1,7 @@
--- The proxy's lease extension and release: on the shard databases a lease id names
--- (sql/procedures/54_lease_ids.sql), with no lookup; every database for an id that names none.
+-- The proxy's hand-written lease extension (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/66_leases.sql):
+-- on the shard databases a lease id names (sql/procedures/54_lease_ids.sql), with no lookup;
+-- every database for an id that names none.
 
 -- queen_proxy.lease_databases(lease id): one logical shard of each shard database the lease's
 -- cursors may be on: the databases hosting a logical shard s whose bit (s % 32) the id's mask
@@ -41,19 +43,3 @@ END;
 $$;
 COMMENT ON FUNCTION queen.extend_lease(uuid, integer, text) IS
   'Proxy: a lease extended on the shard databases its id names, answered as one database answers.';
-
--- queen.release_lease: queen.release_lease on the databases the lease id names, in one call;
--- the cursors released on all of them.
-CREATE OR REPLACE FUNCTION queen.release_lease(p_lease_id uuid, p_group text)
-RETURNS integer
-LANGUAGE plpgsql
-AS $$
-BEGIN
-    RETURN (SELECT coalesce(sum(r.released), 0)::integer
-              FROM queen_proxy.release_lease_part(queen_proxy.lease_databases(p_lease_id), p_lease_id, p_group) AS r);
-EXCEPTION WHEN OTHERS THEN
-    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
-END;
-$$;
-COMMENT ON FUNCTION queen.release_lease(uuid, text) IS
-  'Proxy: a lease released on the shard databases its id names; the cursors released.';

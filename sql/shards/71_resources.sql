@@ -1,4 +1,5 @@
--- The proxy's hand-written listings (route `custom` in 20_generator.sql). A queue's
+-- The proxy's hand-written listings (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/71_resources.sql). A queue's
 -- configuration is on every shard it was configured or pushed to, each shard with its own
 -- queue id and its share of the partitions and counts: queues are merged by name (the
 -- smallest id and the earliest creation shown), counts added up.
@@ -91,18 +92,3 @@ END;
 $$;
 COMMENT ON FUNCTION queen.queue_detail(text) IS
   'Proxy: a queue and every shard''s partitions of it, by name.';
-
--- queen.stats_age: the age of the oldest shard's newest stats snapshot (each shard's
--- housekeeping takes its own), so a listing says how stale its oldest part may be.
-CREATE OR REPLACE FUNCTION queen.stats_age()
-RETURNS integer
-LANGUAGE plpgsql
-AS $$
-BEGIN
-    RETURN (SELECT max(a) FROM queen_proxy.stats_age_every() AS a);
-EXCEPTION WHEN OTHERS THEN
-    PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
-END;
-$$;
-COMMENT ON FUNCTION queen.stats_age() IS
-  'Proxy: seconds since the oldest of the shards'' newest stats snapshots.';

@@ -1,9 +1,10 @@
--- The status and analytics pages over shards (docs/scaling.md, "Where state lives"). The
--- brokers' activity rows (requests, pop lag, parked pops, lifetime totals) are on the first
+-- The proxy's hand-written status pages (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/94_status.sql).
+-- The brokers' activity rows (requests, pop lag, parked pops, lifetime totals) are on the first
 -- shard, so the functions reading only those are routed `first`; the ones below also read
 -- what every shard holds for its own partitions (stats snapshots, leases, dead letters,
 -- partition counts, retention) and merge every shard's answer: counts added up, queues merged
--- by name, ratios weighted by what they divide.
+-- by name, ratios weighted by what they divide (docs/scaling.md, "Where state lives").
 
 -- The commonest errors: each shard's ten commonest among its newest 10,000 dead letters,
 -- added up by error text.
@@ -101,68 +102,6 @@ AS $$
       FROM queen_proxy.status_summary_every(p_from, p_to, p_queue, p_namespace, p_task, p_scope) s
 $$;
 
--- queen_proxy.weighted(values, weights): Σ value × weight / Σ weight, to two decimals; 0 when
--- no weight (a ratio of a total over its requests, from every shard's ratio and requests).
-CREATE OR REPLACE FUNCTION queen_proxy.weighted(p_values numeric[], p_weights bigint[])
-RETURNS numeric
-LANGUAGE sql IMMUTABLE
-AS $$
-    SELECT coalesce(round(sum(v * w) / nullif(sum(w), 0), 2), 0)
-      FROM unnest(p_values, p_weights) AS u(v, w)
-     WHERE v IS NOT NULL AND w IS NOT NULL
-$$;
-
--- Operations per bucket and queue: counters, rates and partition counts added up (the
--- brokers' counters are on the first shard, each shard's partition counts on it); pop lag
--- and parked pops from the first shard, the only one that has them.
-CREATE OR REPLACE FUNCTION queen.analytics_queue_ops(p_from timestamptz, p_to timestamptz, p_queue text,
-                                                     p_scope text DEFAULT NULL)
-RETURNS TABLE(bucket text, "queueName" text, "pushRequests" bigint, "pushMessages" bigint, "popMessages" bigint,
-              "popEmpty" bigint, "ackRequests" bigint, "ackSuccess" bigint, "ackFailed" bigint,
-              transactions bigint, "partitionsCreated" bigint, "partitionsDeleted" bigint,
-              "partitionCount" bigint, "avgLagMs" bigint, "maxLagMs" bigint, "pushPerSecond" numeric,
-              "popPerSecond" numeric, "ackPerSecond" numeric, "emptyPerSecond" numeric, "parkedCount" numeric)
-LANGUAGE sql
-AS $$
-    SELECT o.bucket, o."queueName", sum(o."pushRequests")::bigint, sum(o."pushMessages")::bigint,
-           sum(o."popMessages")::bigint, sum(o."popEmpty")::bigint, sum(o."ackRequests")::bigint,
-           sum(o."ackSuccess")::bigint, sum(o."ackFailed")::bigint, sum(o.transactions)::bigint,
-           sum(o."partitionsCreated")::bigint, sum(o."partitionsDeleted")::bigint, sum(o."partitionCount")::bigint,
-           max(o."avgLagMs"), max(o."maxLagMs"), sum(o."pushPerSecond"), sum(o."popPerSecond"),
-           sum(o."ackPerSecond"), sum(o."emptyPerSecond"), max(o."parkedCount")
-      FROM queen_proxy.analytics_queue_ops_every(p_from, p_to, p_queue, p_scope) o
-     GROUP BY o.bucket, o."queueName"
-     ORDER BY o.bucket, o."queueName" COLLATE "C"
-$$;
-
--- Retention per bucket: every shard's removals added up.
-CREATE OR REPLACE FUNCTION queen.analytics_retention(p_from timestamptz, p_to timestamptz, p_queue text,
-                                                     p_scope text DEFAULT NULL)
-RETURNS TABLE(bucket text, "retentionMsgs" bigint, "completedRetentionMsgs" bigint, "evictionMsgs" bigint,
-              "totalMsgs" bigint, "eventCount" bigint)
-LANGUAGE sql
-AS $$
-    SELECT r.bucket, sum(r."retentionMsgs")::bigint, sum(r."completedRetentionMsgs")::bigint,
-           sum(r."evictionMsgs")::bigint, sum(r."totalMsgs")::bigint, sum(r."eventCount")::bigint
-      FROM queen_proxy.analytics_retention_every(p_from, p_to, p_queue, p_scope) r
-     GROUP BY r.bucket
-     ORDER BY r.bucket
-$$;
-
--- The worker summary: the window's totals (first shard) and every shard's pending messages.
-CREATE OR REPLACE FUNCTION queen.analytics_worker_summary(p_from timestamptz, p_to timestamptz, p_hostname text)
-RETURNS TABLE("totalPushMessages" bigint, "totalPopMessages" bigint, "totalAckMessages" bigint,
-              "totalPushRequests" bigint, "totalPopRequests" bigint, "totalAckRequests" bigint,
-              "totalDbErrors" bigint, "totalAckFailed" bigint, "totalDlq" bigint, "pendingMessages" bigint)
-LANGUAGE sql
-AS $$
-    SELECT sum(w."totalPushMessages")::bigint, sum(w."totalPopMessages")::bigint, sum(w."totalAckMessages")::bigint,
-           sum(w."totalPushRequests")::bigint, sum(w."totalPopRequests")::bigint, sum(w."totalAckRequests")::bigint,
-           sum(w."totalDbErrors")::bigint, sum(w."totalAckFailed")::bigint, sum(w."totalDlq")::bigint,
-           sum(w."pendingMessages")::bigint
-      FROM queen_proxy.analytics_worker_summary_every(p_from, p_to, p_hostname) w
-$$;
-
 -- The resources overview: queues, namespaces and tasks counted by name over every shard;
 -- partitions and messages added up; pop lag and throughput from the brokers' rows (first
 -- shard); the offset lag's average weighted by each shard's partitions, its maximum the
@@ -194,28 +133,4 @@ AS $$
            sum(o."throughput.ingestedPerSecond"), sum(o."throughput.processedPerSecond"),
            max(o."timestamp"), max(o."statsAge")
       FROM queen_proxy.resources_overview_every(p_scope) o
-$$;
-
--- A Prometheus scrape's database samples: every shard's, one sample per series: ages and lags
--- in seconds the largest (the oldest), everything else added up; the codec path the one every
--- shard has (NULL when one lacks queen_ext).
-CREATE OR REPLACE FUNCTION queen.metrics_scrape()
-RETURNS TABLE(family text, queue text, consumer_group text, label text, label_value text, value double precision)
-LANGUAGE sql
-AS $$
-    WITH rows AS (SELECT * FROM queen_proxy.metrics_scrape_every())
-    SELECT r.family, r.queue, r.consumer_group, r.label, r.label_value,
-           CASE WHEN r.family IN ('queen_consumer_lag_seconds', 'queen_consumer_oldest_unacked_age_seconds',
-                                  'queen_stats_snapshot_age_seconds', 'queen_queue_pop_lag_seconds')
-                THEN max(r.value)
-                WHEN r.family = 'queen_queue_metrics_age_seconds' THEN min(r.value)
-                ELSE sum(r.value) END
-      FROM rows r
-     WHERE r.family <> 'codec_extension'
-     GROUP BY r.family, r.queue, r.consumer_group, r.label, r.label_value
-    UNION ALL
-    SELECT 'codec_extension', NULL, NULL, 'version',
-           CASE WHEN bool_and(r.label_value IS NOT NULL) THEN min(r.label_value) END, 1
-      FROM rows r
-     WHERE r.family = 'codec_extension'
 $$;

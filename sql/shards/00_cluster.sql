@@ -1,5 +1,5 @@
 -- The proxy database of a sharded deployment (docs/scaling.md): PL/Proxy, the cluster of
--- shard databases, and what the generator (20_generator.sql) needs. Applied by
+-- shard databases, and what the generator (02_generator.sql) needs. Applied by
 -- `queen shards init`, in file order, every time (idempotent).
 CREATE EXTENSION IF NOT EXISTS plproxy;
 CREATE SCHEMA IF NOT EXISTS queen_proxy;

@@ -1,3 +1,5 @@
+-- The proxy's hand-written PostgreSQL statistics (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/96_postgres_stats.sql).
 -- /api/v1/analytics/postgres-stats over shards: every shard database's PostgreSQL statistics
 -- merged per object (table, index), as if the queen schema were one database: block reads,
 -- hits, tuples, updates and sizes added up and their ratios computed again; the latest vacuum

@@ -1,4 +1,5 @@
--- The proxy's hand-written dead-letter functions (route `custom` in 20_generator.sql): a
+-- The proxy's hand-written dead-letter functions (route `custom` in sql/operations.json; the shards'
+-- own bodies: sql/procedures/75_dead_letter_admin.sql): a
 -- dead letter lives on the shard of its partition, and its id carries that logical shard
 -- (queen.dead_letter_id_with_shard), so ids are distinct across shards.
 
