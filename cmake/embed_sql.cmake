@@ -1,6 +1,7 @@
 # Writes OUT: a C++ file with every sql/migrations, sql/procedures and sql/shards file as a string,
-# sorted by name, so the broker carries its schema without reading files at run time, and
-# the SHA-256 of the procedure files' names and texts (embedded_procedures_fingerprint()).
+# sorted by name, so the broker carries its schema without reading files at run time, the
+# operation catalogue (sql/operations.json), and the SHA-256 of the procedure files' names and
+# texts (embedded_procedures_fingerprint()).
 file(GLOB MIGRATIONS ${SQL_ROOT}/migrations/*.sql)
 file(GLOB PROCEDURES ${SQL_ROOT}/procedures/*.sql)
 file(GLOB SHARD_PROXY ${SQL_ROOT}/shards/*.sql)
@@ -29,6 +30,8 @@ foreach(KIND migrations procedures shard_proxy)
   endforeach()
   string(APPEND CONTENT "  };\n  return files;\n}\n")
 endforeach()
+file(READ ${SQL_ROOT}/operations.json CATALOGUE)
+string(APPEND CONTENT "std::string_view embedded_operation_catalogue() {\n  return R\"queen_sql(${CATALOGUE})queen_sql\";\n}\n")
 string(SHA256 FINGERPRINT "${FINGERPRINTED}")
 string(APPEND CONTENT "std::string_view embedded_procedures_fingerprint() { return \"${FINGERPRINT}\"; }\n")
 string(APPEND CONTENT "}  // namespace queen::schema\n")

@@ -1,20 +1,17 @@
 #!/usr/bin/env python3
 """Every queen.* function the broker calls has a route on a shard proxy (docs/scaling.md):
-a row in sql/shards/02_generator.sql's queen_proxy.api_routes (the one description the
-proxy's functions are generated from), and no function there is described twice. Prints each
-missing or doubled function and exits 1 when there is one.
+a proxy row in sql/operations.json (the catalogue the proxy's functions are generated from),
+unless the catalogue marks it "direct" (called on a shard database's own connection); and no
+proxy function is described twice. Prints each missing or doubled function and exits 1 when
+there is one.
     python3 scripts/check_shard_routes.py [ROOT]
     python3 scripts/check_shard_routes.py --self-test   (the rule catches what it must)"""
+import json
 import pathlib
 import re
 import sys
 
 CALL = re.compile(r"\bqueen\.([a-z_0-9]+)\s*\(")
-ROUTE = re.compile(r"\(\s*'(queen(?:_proxy)?\.[a-z_0-9]+)'\s*,\s*'([a-z_]+)'")
-# Called on a shard's own connection, never through the proxy: the housekeeping each broker
-# runs on every shard database (docs/scaling.md, "Where state lives"); and the proxy's own
-# queen.shard_databases (sql/shards/00_cluster.sql).
-DIRECT = {"run_housekeeping", "raise_claim_floors", "shard_databases"}
 # Files that talk to a database as a whole, not through the proxy: the migrator,
 # `queen shards init`, and `queen shards move` (its calls run on each shard database and on
 # each proxy by name).
@@ -31,30 +28,42 @@ def called(broker_dir):
     return names
 
 
-def routes(generator_text):
-    return [m.group(1) for m in ROUTE.finditer(generator_text)]
+def routes(catalogue):
+    """The proxy functions the catalogue describes (a name twice when described twice), and the
+    operations it marks direct (bare names)."""
+    described = [row["function"] for op in catalogue["operations"] for row in op.get("proxy", [])]
+    direct = {op["function"].split(".", 1)[1] for op in catalogue["operations"] if op.get("direct")}
+    return described, direct
 
 
-def problems(called_names, described):
+def problems(called_names, described, direct):
     out = []
     seen = set()
     for name in described:
         if name in seen:
             out.append(f"{name} is described twice")
         seen.add(name)
-    for name in sorted(called_names - DIRECT):
+    for name in sorted(called_names - direct):
         if f"queen.{name}" not in seen:
-            out.append(f"queen.{name} is called by the broker but has no route in sql/shards/02_generator.sql")
+            out.append(f"queen.{name} is called by the broker but has no proxy route in sql/operations.json")
     return out
 
 
 def self_test():
-    described = routes("('queen.push', 'custom', NULL, NULL), ('queen.pop', 'first', NULL, NULL), "
-                       "('queen.pop', 'refuse', NULL, NULL)")
-    found = problems({"push", "ack"}, described)
+    def op(name, *rows, direct=None):
+        o = {"function": name, "proxy": [{"function": r, "route": "custom"} for r in rows]}
+        if direct:
+            o["direct"] = direct
+        return o
+
+    described, direct = routes({"operations": [op("queen.push", "queen.push"), op("queen.pop", "queen.pop"),
+                                               op("queen.pop_fused", "queen.pop"),
+                                               op("queen.run_housekeeping", direct="on each shard")]})
+    found = problems({"push", "ack", "run_housekeeping"}, described, direct)
     assert any("queen.ack is called" in p for p in found), found
     assert any("queen.pop is described twice" in p for p in found), found
-    assert not problems({"push"}, routes("('queen.push', 'custom', NULL, NULL)"))
+    assert not any("run_housekeeping" in p for p in found), found
+    assert not problems({"push"}, *routes({"operations": [op("queen.push", "queen.push")]}))
     print("check-shard-routes self-test: ok")
     return 0
 
@@ -63,8 +72,8 @@ def main():
     if sys.argv[1:] == ["--self-test"]:
         return self_test()
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
-    described = routes((root / "sql/shards/02_generator.sql").read_text())
-    found = problems(called(root / "broker"), described)
+    described, direct = routes(json.loads((root / "sql/operations.json").read_text()))
+    found = problems(called(root / "broker"), described, direct)
     for p in found:
         print(p)
     print(f"check-shard-routes: {len(found)} problem(s)")

@@ -9,7 +9,9 @@
 # * Schema: sql/migrations/*.sql then sql/procedures/*.sql, each sorted by name, are
 #   concatenated into one file that a generated first test (_load_schema) applies with
 #   ECHO off, so its expected output does not depend on the files; any error or warning
-#   while loading shows up as a diff of that test.
+#   while loading shows up as a diff of that test. A shard proxy's schema (sql/shards/*.sql and
+#   the partition hash) is written beside it for tests that make a proxy database
+#   (QUEEN_REGRESS_PROXY_SCHEMA).
 # * pg_regress --temp-instance refuses to run as root, so as root the suite runs as the
 #   `postgres` user (runuser) in a temporary directory it owns; otherwise directly.
 # * Results (regression.diffs, regression.out, results/) are copied to BUILD_DIR/regress.
@@ -59,9 +61,11 @@ for d in "$ROOT"/regress/*/; do
   case "$(basename "$d")" in sql | expected | results) ;; *) cp -r "$d" "$WORK/" ;; esac
 done
 
-# The schema, exactly as the broker applies it.
+# The schema, exactly as the broker applies it; and a shard proxy's (QUEEN_REGRESS_PROXY_SCHEMA).
 schema="$WORK/schema.sql"
 write_schema "$ROOT" "$schema"
+proxy_schema="$WORK/proxy_schema.sql"
+write_proxy_schema "$ROOT" "$proxy_schema"
 
 # pg_regress runs `psql -a -q`: the lines of this file are echoed until ECHO is turned off,
 # and the schema itself is applied silently (NOTICEs suppressed), stopping at the first error.
@@ -89,10 +93,10 @@ echo "run-regress: ${#tests[@]} test(s): ${tests[*]}"
 status=0
 if [[ $(id -u) -eq 0 ]]; then
   chown -R postgres: "$WORK"
-  (cd "$WORK" && runuser -u postgres -- env QUEEN_REGRESS_SCHEMA="$schema" \
+  (cd "$WORK" && runuser -u postgres -- env QUEEN_REGRESS_SCHEMA="$schema" QUEEN_REGRESS_PROXY_SCHEMA="$proxy_schema" \
     "$PG_REGRESS" "${args[@]}") || status=$?
 else
-  (cd "$WORK" && QUEEN_REGRESS_SCHEMA="$schema" "$PG_REGRESS" "${args[@]}") || status=$?
+  (cd "$WORK" && QUEEN_REGRESS_SCHEMA="$schema" QUEEN_REGRESS_PROXY_SCHEMA="$proxy_schema" "$PG_REGRESS" "${args[@]}") || status=$?
 fi
 
 out="$BUILD_DIR/regress"

@@ -134,6 +134,8 @@ suite sql-placement-self check python3 "$ROOT/scripts/check_sql_placement.py" --
 suite format check bash "$ROOT/scripts/lint.sh" format
 suite shard-routes check python3 "$ROOT/scripts/check_shard_routes.py" "$ROOT"
 suite shard-routes-self check python3 "$ROOT/scripts/check_shard_routes.py" --self-test
+suite operations check python3 "$ROOT/scripts/check_operations.py" "$ROOT"
+suite operations-self check python3 "$ROOT/scripts/check_operations.py" --self-test
 suite floors check python3 "$ROOT/scripts/check_floors.py" "$ROOT"
 suite floors-self check python3 "$ROOT/scripts/check_floors.py" --self-test
 suite doc-references check python3 "$ROOT/scripts/check_doc_references.py" "$ROOT"

@@ -13,8 +13,9 @@ namespace queen::schema {
 
 namespace {
 
-// The procedure file both sides share: the proxy hashes partitions exactly as the shards do.
-constexpr std::string_view shared_hash_file = "22_partition_hash.sql";
+// The mark of a procedure file both sides share (the partition hash, a push's argument rules):
+// the proxy hashes partitions and refuses arguments exactly as the shards do.
+constexpr std::string_view shared_mark = "\n-- Applied to a shard proxy too.\n";
 
 // An array literal of connection strings (each quoted, backslashes and quotes escaped).
 std::string text_array(const std::vector<std::string>& items) {
@@ -110,7 +111,8 @@ int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_
     try {
         for (const auto& f : embedded_shard_proxy()) c.exec(std::string(f.text), "proxy " + std::string(f.name));
         for (const auto& f : embedded_procedures())
-            if (f.name == shared_hash_file) c.exec(std::string(f.text), "proxy " + std::string(f.name));
+            if (f.text.find(shared_mark) != std::string_view::npos)
+                c.exec(std::string(f.text), "proxy " + std::string(f.name));
         // PL/Proxy appends parameters to a cluster's connection strings: they must be key=value.
         std::vector<std::string> keyword_shards;
         for (const auto& s : layout.shards) keyword_shards.push_back(db::keyword_conninfo(s));
@@ -122,7 +124,8 @@ int prepare_proxy(const shard_layout& layout, std::chrono::milliseconds connect_
         throw;
     }
     // Generated in its own transaction: it reads the first shard through the cluster just made.
-    auto res = c.exec("SELECT queen_proxy.generate_api()", "generating the proxy's functions");
+    auto res = c.exec("SELECT queen_proxy.generate_api($1::jsonb)", "generating the proxy's functions",
+                      {std::string(embedded_operation_catalogue())});
     return std::stoi(std::string(res.text(0, 0)));
 }
 

@@ -16,6 +16,9 @@ const std::vector<sql_file>& embedded_migrations();
 const std::vector<sql_file>& embedded_procedures();
 // The proxy database of a sharded deployment (sql/shards/*.sql), applied by `queen shards init`.
 const std::vector<sql_file>& embedded_shard_proxy();
+// The operation catalogue (sql/operations.json): every database operation and its bodies;
+// the shard proxy's generator reads its proxy routes.
+std::string_view embedded_operation_catalogue();
 // SHA-256 (hex) of the procedure files' names and texts: equal bundles, equal fingerprints.
 std::string_view embedded_procedures_fingerprint();
 

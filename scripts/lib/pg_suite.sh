@@ -41,6 +41,23 @@ write_schema() {
   )
 }
 
+# write_proxy_schema ROOT OUT_FILE: what `queen shards init` applies to a shard proxy, as one SQL
+# file: sql/shards/*.sql sorted by name, then the procedure files it shares with the shards
+# (those with the line "-- Applied to a shard proxy too.")
+# (run with check_function_bodies off: hand-written bodies call generated functions).
+write_proxy_schema() {
+  local root=$1 out=$2 f
+  : >"$out"
+  for f in $(for f in "$root"/sql/shards/*.sql; do echo "$f"; done | LC_ALL=C sort) \
+    $(grep -lx -- '-- Applied to a shard proxy too.' "$root"/sql/procedures/*.sql | LC_ALL=C sort); do
+    {
+      printf -- '-- %s\n' "${f#"$root"/}"
+      cat "$f"
+      printf '\n;\n'
+    } >>"$out"
+  done
+}
+
 # as_postgres CMD...: CMD, as the postgres user when run as root (initdb and postgres refuse
 # root).
 as_postgres() {

@@ -69,6 +69,8 @@ BEGIN
     END IF;
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.configure_cluster IS
+  'Creates the PL/Proxy cluster queen_shards, logical shard i on shards[i % n + 1]; another list or count than the existing one is refused.';
 
 -- queen.shard_databases(): each logical shard and the connection string of its database.
 -- The broker reads it at boot to LISTEN and run housekeeping on every shard database.
@@ -93,12 +95,16 @@ AS $$
     SELECT array_agg(d.shard ORDER BY random())
       FROM (SELECT min(logical_shard) AS shard FROM queen.shard_databases() GROUP BY conninfo) d
 $$;
+COMMENT ON FUNCTION queen_proxy.database_shards IS
+  'One logical shard per shard database (the lowest), in a random order: a call that must look at every database in turn starts at a random one.';
 
 -- queen_proxy.logical_shards(): how many logical shards the cluster has.
 CREATE OR REPLACE FUNCTION queen_proxy.logical_shards()
 RETURNS integer
 LANGUAGE sql STABLE
 AS $$ SELECT count(*)::integer FROM queen.shard_databases() $$;
+COMMENT ON FUNCTION queen_proxy.logical_shards IS
+  'How many logical shards the cluster has.';
 
 -- queen_proxy.shard_signatures(names): queen.api_signatures on the first shard.
 CREATE OR REPLACE FUNCTION queen_proxy.shard_signatures(p_names text[])
@@ -110,6 +116,8 @@ AS $$
     RUN ON 0;
     TARGET queen.api_signatures;
 $$;
+COMMENT ON FUNCTION queen_proxy.shard_signatures IS
+  'queen.api_signatures on the first shard: how the shards declare the named functions.';
 
 -- queen.repoint_shard(shard, conninfo): the logical shard's calls go to that database
 -- from each proxy session's next call on (PL/Proxy reads a changed server at the next call).
@@ -129,6 +137,8 @@ BEGIN
     RETURN v_before;
 END;
 $$;
+COMMENT ON FUNCTION queen.repoint_shard IS
+  'Proxy: sends the logical shard''s calls to that database from each proxy session''s next call on (PL/Proxy reads a changed server at the next call).';
 
 -- queen.wait_for_earlier_calls(timeout): waits until every transaction of this proxy database
 -- that began before this call has ended, at most p_timeout; how many are still running (0: none).
@@ -155,6 +165,8 @@ BEGIN
     RETURN v_left;
 END;
 $$;
+COMMENT ON FUNCTION queen.wait_for_earlier_calls IS
+  'Proxy: waits until every transaction of this proxy database that began before this call has ended, at most p_timeout.';
 
 -- queen.record_shard_move(shard, source, target): the move under way of the logical shard
 -- (one at a time per shard; a new record replaces an interrupted one's).
@@ -166,6 +178,8 @@ AS $$
     ON CONFLICT (logical_shard) DO UPDATE SET source = EXCLUDED.source, target = EXCLUDED.target,
                                               started_at = now()
 $$;
+COMMENT ON FUNCTION queen.record_shard_move IS
+  'Proxy: records the move under way of the logical shard (one at a time; a new record replaces an interrupted one''s).';
 
 -- queen.shard_move_under_way(shard): the source and target of the logical shard's move that
 -- has not ended (no row: none).
@@ -173,9 +187,13 @@ CREATE OR REPLACE FUNCTION queen.shard_move_under_way(p_shard integer)
 RETURNS TABLE(source text, target text)
 LANGUAGE sql STABLE
 AS $$ SELECT m.source, m.target FROM queen_proxy.shard_moves m WHERE m.logical_shard = p_shard $$;
+COMMENT ON FUNCTION queen.shard_move_under_way IS
+  'Proxy: the source and target of the logical shard''s move that has not ended (no row: none).';
 
 -- queen.forget_shard_move(shard): the logical shard's move has ended.
 CREATE OR REPLACE FUNCTION queen.forget_shard_move(p_shard integer)
 RETURNS void
 LANGUAGE sql
 AS $$ DELETE FROM queen_proxy.shard_moves WHERE logical_shard = p_shard $$;
+COMMENT ON FUNCTION queen.forget_shard_move IS
+  'Proxy: forgets the logical shard''s move, which has ended.';

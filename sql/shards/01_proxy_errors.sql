@@ -11,6 +11,8 @@ AS $$
     SELECT p_sqlstate LIKE '08%' OR p_sqlstate IN ('57P01', '57P02', '57P03', 'QNMOV')
            OR (p_sqlstate = 'XX000' AND p_message LIKE 'PL/Proxy function %')
 $$;
+COMMENT ON FUNCTION queen_proxy.unavailable IS
+  'Whether a failure is a shard database''s absence for a while (it cannot be reached, or it was lost during the call, or the logical shard is being moved: QNMOV) rather than an answer: the same call may succeed later.';
 
 -- queen_proxy.reraise(sqlstate, message): raises again an error met calling the shards, as
 -- the broker must see it. A shard PL/Proxy could not reach, or lost mid-call, becomes QN503
@@ -33,3 +35,5 @@ BEGIN
                           MESSAGE = regexp_replace(p_message, '^\S+\(\d+\): \[[^]]+\] REMOTE \S+: ', '');
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.reraise IS
+  'Raises again an error met calling the shards, as the broker must see it.';

@@ -1,6 +1,7 @@
--- The one description of the API the proxy serves (queen_proxy.api_routes) and the generator
--- that turns it into PL/Proxy functions with the shards' own signatures
--- (queen_proxy.generate_api, called by `queen shards init` after these files).
+-- The proxy's generator: it reads the proxy routes of sql/operations.json (the catalogue of
+-- every database operation and its bodies) into queen_proxy.api_routes and turns them into
+-- PL/Proxy functions with the shards' own signatures (queen_proxy.generate_api, called by
+-- `queen shards init` after these files, with the catalogue the broker carries).
 --
 -- Each row is one function of the proxy; `target` is the shard function it calls (its
 -- signature is read from the first shard). Routes:
@@ -12,7 +13,8 @@
 --   sum       RUN ON ALL: the shards' answers added up
 --   every     RUN ON ALL: every shard's rows (in the order <arg> when given)
 --   on_shard  RUN ON p_shard, a first argument naming the logical shard; the target without it
---   custom    written by hand in another sql/shards file (the generator checks it exists)
+--   custom    written by hand in the sql/shards file the catalogue names; its arguments and
+--             result must be the shard function's (queen_proxy.check_hand_written)
 --   refuse    not served over shards yet: QN501 naming the function
 CREATE TABLE IF NOT EXISTS queen_proxy.api_routes (
     proxy_function text PRIMARY KEY,
@@ -21,169 +23,70 @@ CREATE TABLE IF NOT EXISTS queen_proxy.api_routes (
     arg            text,
     target         text
 );
+ALTER TABLE queen_proxy.api_routes ADD COLUMN IF NOT EXISTS operation text;
+COMMENT ON TABLE queen_proxy.api_routes IS
+  'The proxy routes of sql/operations.json, as generate_api last read them: one row per proxy function.';
 
-TRUNCATE queen_proxy.api_routes;
-INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target) VALUES
-    -- delivery
-    ('queen.push',                      'custom',   NULL, NULL),
-    ('queen_proxy.push_part',           'split',    'p_shards', 'queen.push_part'),
-    ('queen.push_spooled',              'custom',   NULL, NULL),
-    ('queen_proxy.push_spooled_part',   'split',    'p_shards', 'queen.push_spooled_part'),
-    ('queen.pop',                       'custom',   NULL, NULL),
-    ('queen_proxy.pop',                 'on_shard', NULL, 'queen.pop'),
-    ('queen.pop_fused',                 'custom',   NULL, NULL),
-    ('queen_proxy.pop_fused_part',      'on_shard', NULL, 'queen.pop_fused_part'),
-    ('queen_proxy.shard_ready_at_every', 'every',   NULL, 'queen.shard_ready_at'),
-    ('queen_proxy.shard_ready_at_on',   'on_shard', NULL, 'queen.shard_ready_at'),
-    ('queen.ack',                       'custom',   NULL, NULL),
-    ('queen_proxy.ack_part',            'split',    'p_shards', 'queen.ack_part'),
-    ('queen.ack_fused',                 'custom',   NULL, NULL),
-    ('queen_proxy.ack_fused_part',      'split',    'p_shards', 'queen.ack_fused_part'),
-    ('queen.transaction',               'custom',   NULL, NULL),
-    ('queen_proxy.transaction',         'on_shard', NULL, 'queen.transaction'),
-    ('queen.live_span_segments',        'split',    'p_partition_ids', NULL),
-    ('queen.release_lease',             'custom',   NULL, NULL),
-    ('queen_proxy.release_lease_part',  'split',    'p_shards', 'queen.release_lease_part'),
-    ('queen.extend_lease',              'custom',   NULL, NULL),
-    ('queen_proxy.extend_lease_part',   'split',    'p_shards', 'queen.extend_lease_part'),
-    ('queen.record_trace',              'id',       'p_partition_id', NULL),
-    ('queen.notify_brokers',            'first',    NULL, NULL),
-    -- consumer groups (sql/shards/40_groups.sql)
-    ('queen_proxy.register_group_on_all', 'every',  NULL, 'queen.register_group_from'),
-    ('queen.seek_group',                'custom',   NULL, NULL),
-    ('queen_proxy.seek_group',          'on_shard', NULL, 'queen.seek_group'),
-    ('queen_proxy.seek_group_on_all',   'every',    NULL, 'queen.seek_group'),
-    ('queen.set_group_subscription',    'all',      'queues_updated DESC', NULL),
-    ('queen.delete_group',              'custom',   NULL, NULL),
-    ('queen_proxy.delete_group_on_all', 'every',    NULL, 'queen.delete_group'),
-    ('queen.group_cursors',             'custom',   NULL, NULL),
-    ('queen_proxy.group_cursors_every', 'every',    NULL, 'queen.group_cursors'),
-    ('queen.lagging_cursors',           'every',
-     'oldest_unconsumed_at, consumer_group COLLATE "C", queue_name COLLATE "C", partition_name COLLATE "C"', NULL),
-    ('queen.list_group_summaries',      'custom',   NULL, NULL),
-    ('queen_proxy.list_group_summaries_every', 'every', NULL, 'queen.list_group_summaries'),
-    -- dead letters (sql/shards/50_dead_letters.sql)
-    ('queen.count_dead_letters',        'sum',      NULL, NULL),
-    ('queen.purge_dead_letters',        'sum',      NULL, NULL),
-    ('queen.list_dead_letters',         'custom',   NULL, NULL),
-    ('queen_proxy.list_dead_letters_every', 'every', NULL, 'queen.list_dead_letters'),
-    ('queen_proxy.dead_letter_failures_every', 'every', NULL, 'queen.dead_letter_failures'),
-    ('queen.dead_letter_segments',      'custom',   NULL, NULL),
-    ('queen_proxy.dead_letter_segments', 'on_shard', NULL, 'queen.dead_letter_segments'),
-    ('queen.requeue_dead_letter_set',   'custom',   NULL, NULL),
-    ('queen_proxy.requeue_dead_letter_set', 'on_shard', NULL, 'queen.requeue_dead_letter_set'),
-    -- one message, by its partition id (its low bits name the shard)
-    ('queen.message_detail',            'id',       'p_partition_id', NULL),
-    ('queen.message_consumer_groups',   'id',       'p_partition_id', NULL),
-    ('queen.delete_message',            'id',       'p_partition_id', NULL),
-    ('queen.message_traces_of',         'id',       'p_partition_id', NULL),
-    ('queen.scoped_partition_id',       'id',       'p_id', NULL),
-    ('queen.scoped_partition_ids',      'custom',   NULL, NULL),
-    ('queen_proxy.scoped_partition_ids_part', 'split', 'p_shards', 'queen.scoped_partition_ids_part'),
-    ('queen.browse_mode',               'custom',   NULL, NULL),
-    ('queen_proxy.partition_groups_every', 'every', NULL, 'queen.partition_groups'),
-    -- functions of their arguments alone
-    ('queen.message_id',                'first',    NULL, NULL),
-    ('queen.bucket_minutes',            'first',    NULL, NULL),
-    ('queen.tenant_queue_key',          'first',    NULL, NULL),
-    -- listings (sql/shards/60_listings.sql)
-    ('queen.list_queues',               'custom',   NULL, NULL),
-    ('queen_proxy.list_queues_every',   'every',    NULL, 'queen.list_queues'),
-    ('queen.list_groupings',            'custom',   NULL, NULL),
-    ('queen.queue_detail',              'custom',   NULL, NULL),
-    ('queen_proxy.queue_detail_every',  'every',    NULL, 'queen.queue_detail'),
-    ('queen.stats_age',                 'custom',   NULL, NULL),
-    ('queen_proxy.stats_age_every',     'every',    NULL, 'queen.stats_age'),
-    -- streams (sql/shards/70_streams.sql)
-    ('queen.stream_register',           'custom',   NULL, NULL),
-    ('queen_proxy.stream_register_on_all', 'every', NULL, 'queen.stream_register'),
-    ('queen.stream_state_get',          'custom',   NULL, NULL),
-    ('queen_proxy.stream_state_get',    'id',       'p_partition_id', 'queen.stream_state_get'),
-    ('queen.stream_cycle',              'custom',   NULL, NULL),
-    ('queen_proxy.stream_cycle',        'on_shard', NULL, 'queen.stream_cycle'),
-    ('queen.stream_queries_overview',   'custom',   NULL, NULL),
-    ('queen_proxy.stream_queries_overview_every', 'every', NULL, 'queen.stream_queries_overview'),
-    -- browsing, traces and tenants (sql/shards/80_browse_traces_tenants.sql)
-    ('queen.browse_messages',           'custom',   NULL, NULL),
-    ('queen_proxy.browse_messages_every', 'every',  NULL, 'queen.browse_messages'),
-    ('queen.trace_names',               'custom',   NULL, NULL),
-    ('queen_proxy.trace_names_every',   'every',    NULL, 'queen.trace_names'),
-    ('queen.count_trace_names',         'custom',   NULL, NULL),
-    ('queen.traces_by_name',            'custom',   NULL, NULL),
-    ('queen_proxy.traces_by_name_every', 'every',   NULL, 'queen.traces_by_name'),
-    ('queen.count_traces_by_name',      'sum',      NULL, NULL),
-    ('queen.tenant_usage',              'custom',   NULL, NULL),
-    ('queen_proxy.tenant_usage_every',  'every',    NULL, 'queen.tenant_usage'),
-    ('queen_proxy.tenant_queue_names_every', 'every', NULL, 'queen.tenant_queue_names'),
-    -- configuration, written to every shard and read from one
-    ('queen.configure',                 'custom',   NULL, NULL),
-    ('queen_proxy.configure_every',     'every',    NULL, 'queen.configure'),
-    ('queen_proxy.catalog_queues',      'first',    NULL, 'queen.catalog_queues'),
-    ('queen.queue_encryption',          'first',    NULL, NULL),
-    ('queen.get_maintenance',           'first',    NULL, NULL),
-    ('queen.set_maintenance',           'all',      NULL, NULL),
-    ('queen.codec_extension',           'first',    NULL, NULL),
-    ('queen.max_payload_depth',         'first',    NULL, NULL),
-    ('queen.flush_activity',            'first',    NULL, NULL),
-    -- operator; health asks every shard (one down: unhealthy)
-    ('queen.database_health',           'all',      NULL, NULL),
-    ('queen.shard_status',              'every',    NULL, NULL),
-    -- queues and stats (a queue deleted on every shard; stats refreshed on each, sql/shards/65_refresh_stats.sql)
-    ('queen.delete_queue',                'all',     'x DESC', NULL),
-    ('queen.refresh_stats',               'custom',  NULL, NULL),
-    -- status and analytics: the brokers' activity rows on the first shard, the rest merged (sql/shards/90_status.sql)
-    ('queen.metrics_scrape',              'custom',  NULL, NULL),
-    ('queen_proxy.metrics_scrape_every',  'every',   NULL, 'queen.metrics_scrape'),
-    ('queen.resources_overview',          'custom',  NULL, NULL),
-    ('queen_proxy.resources_overview_every', 'every',   NULL, 'queen.resources_overview'),
-    ('queen.status_summary',              'custom',  NULL, NULL),
-    ('queen_proxy.status_summary_every',  'every',   NULL, 'queen.status_summary'),
-    ('queen.status_throughput',           'first',   NULL, NULL),
-    ('queen.status_top_errors',           'custom',  NULL, NULL),
-    ('queen_proxy.status_top_errors_every', 'every',   NULL, 'queen.status_top_errors'),
-    ('queen.status_workers',              'first',   NULL, NULL),
-    ('queen.status_queue',                'custom',  NULL, NULL),
-    ('queen_proxy.status_queue_every',    'every',   NULL, 'queen.status_queue'),
-    ('queen.status_queue_partitions',     'custom',  NULL, NULL),
-    ('queen_proxy.status_queue_partitions_every', 'every',   NULL, 'queen.status_queue_partitions'),
-    ('queen.status_queues_list',          'custom',  NULL, NULL),
-    ('queen_proxy.status_queues_list_every', 'every',   NULL, 'queen.status_queues_list'),
-    ('queen.status_analytics',            'first',   NULL, NULL),
-    ('queen.analytics_queue_lag',         'first',   NULL, NULL),
-    ('queen.analytics_queue_ops',         'custom',  NULL, NULL),
-    ('queen_proxy.analytics_queue_ops_every', 'every',   NULL, 'queen.analytics_queue_ops'),
-    ('queen.analytics_queue_parked',      'first',   NULL, NULL),
-    ('queen.analytics_retention',         'custom',  NULL, NULL),
-    ('queen_proxy.analytics_retention_every', 'every',   NULL, 'queen.analytics_retention'),
-    ('queen.analytics_system_metrics',    'first',   NULL, NULL),
-    ('queen.analytics_worker_queues',     'first',   NULL, NULL),
-    ('queen.analytics_worker_series',     'first',   NULL, NULL),
-    ('queen.analytics_worker_summary',    'custom',  NULL, NULL),
-    ('queen_proxy.analytics_worker_summary_every', 'every',   NULL, 'queen.analytics_worker_summary'),
-    -- PostgreSQL statistics, merged per object (sql/shards/95_postgres_stats.sql)
-    ('queen.pg_active_queries',           'custom',  NULL, NULL),
-    ('queen_proxy.pg_active_queries_every', 'every',   NULL, 'queen.pg_active_queries'),
-    ('queen.pg_autovacuum_status',        'custom',  NULL, NULL),
-    ('queen_proxy.pg_autovacuum_status_every', 'every',   NULL, 'queen.pg_autovacuum_status'),
-    ('queen.pg_buffer_usage',             'custom',  NULL, NULL),
-    ('queen_proxy.pg_buffer_usage_every', 'every',   NULL, 'queen.pg_buffer_usage'),
-    ('queen.pg_database_cache',           'custom',  NULL, NULL),
-    ('queen_proxy.pg_database_cache_every', 'every',   NULL, 'queen.pg_database_cache'),
-    ('queen.pg_dead_tuples',              'custom',  NULL, NULL),
-    ('queen_proxy.pg_dead_tuples_every',  'every',   NULL, 'queen.pg_dead_tuples'),
-    ('queen.pg_hot_updates',              'custom',  NULL, NULL),
-    ('queen_proxy.pg_hot_updates_every',  'every',   NULL, 'queen.pg_hot_updates'),
-    ('queen.pg_index_cache',              'custom',  NULL, NULL),
-    ('queen_proxy.pg_index_cache_every',  'every',   NULL, 'queen.pg_index_cache'),
-    ('queen.pg_table_cache',              'custom',  NULL, NULL),
-    ('queen_proxy.pg_table_cache_every',  'every',   NULL, 'queen.pg_table_cache'),
-    ('queen.pg_table_sizes',              'custom',  NULL, NULL),
-    ('queen_proxy.pg_table_sizes_every',  'every',   NULL, 'queen.pg_table_sizes');
+-- queen_proxy.load_api_routes(catalogue): replaces queen_proxy.api_routes with the proxy
+-- routes of the catalogue (sql/operations.json); returns how many rows it holds.
+CREATE OR REPLACE FUNCTION queen_proxy.load_api_routes(p_catalogue jsonb)
+RETURNS integer
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n integer;
+BEGIN
+    IF jsonb_typeof(p_catalogue -> 'operations') IS DISTINCT FROM 'array' THEN
+        RAISE EXCEPTION 'the operation catalogue has no "operations" array' USING ERRCODE = 'QN409';
+    END IF;
+    TRUNCATE queen_proxy.api_routes;
+    INSERT INTO queen_proxy.api_routes (proxy_function, route, arg, target, operation)
+    SELECT p ->> 'function', p ->> 'route', p ->> 'arg', p ->> 'target', o ->> 'function'
+      FROM jsonb_array_elements(p_catalogue -> 'operations') AS o,
+           jsonb_array_elements(coalesce(o -> 'proxy', '[]')) AS p;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n;
+END;
+$$;
+COMMENT ON FUNCTION queen_proxy.load_api_routes(jsonb) IS
+  'Replaces queen_proxy.api_routes with the proxy routes of the operation catalogue (sql/operations.json).';
 
--- queen_proxy.generate_api(): (re)creates every function of queen_proxy.api_routes with the
--- first shard's signature of its target; returns how many it created. Refused (QN409) when a
--- target is missing on the shard, or a custom function is missing or declared otherwise.
-CREATE OR REPLACE FUNCTION queen_proxy.generate_api()
+-- queen_proxy.check_hand_written(function, arguments, result): refuses (QN409, naming both)
+-- a hand-written proxy function whose arguments or result differ from those of the shard
+-- function it fronts (as pg_get_function_arguments and pg_get_function_result print them on
+-- the first shard), or that does not exist.
+CREATE OR REPLACE FUNCTION queen_proxy.check_hand_written(p_function text, p_arguments text, p_result text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    v_arguments text;
+    v_result    text;
+BEGIN
+    SELECT pg_get_function_arguments(p.oid), pg_get_function_result(p.oid) INTO v_arguments, v_result
+      FROM pg_proc p
+     WHERE p.oid = to_regproc(p_function);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'the proxy lacks its hand-written %', p_function USING ERRCODE = 'QN409';
+    END IF;
+    IF v_arguments IS DISTINCT FROM p_arguments OR v_result IS DISTINCT FROM p_result THEN
+        RAISE EXCEPTION 'the proxy''s hand-written % does not match the shards'' %', p_function, p_function
+              USING ERRCODE = 'QN409',
+                    DETAIL = format('proxy: (%s) RETURNS %s; shards: (%s) RETURNS %s',
+                                    v_arguments, coalesce(v_result, '(a procedure)'), p_arguments,
+                                    coalesce(p_result, '(a procedure)'));
+    END IF;
+END;
+$$;
+COMMENT ON FUNCTION queen_proxy.check_hand_written(text, text, text) IS
+  'Refuses (QN409) a hand-written proxy function missing, or declared otherwise than the shard function it fronts.';
+
+-- queen_proxy.generate_api(catalogue): loads the catalogue's proxy routes and (re)creates
+-- every function of queen_proxy.api_routes with the first shard's signature of its target,
+-- each with a COMMENT ON naming its route; returns how many it created. Refused (QN409) when
+-- a target is missing on the shard, or a custom function is missing or declared otherwise.
+DROP FUNCTION IF EXISTS queen_proxy.generate_api();
+CREATE OR REPLACE FUNCTION queen_proxy.generate_api(p_catalogue jsonb)
 RETURNS integer
 LANGUAGE plpgsql
 AS $$
@@ -194,8 +97,10 @@ DECLARE
     v_call   text;
     v_result text;
     v_set    text;
+    v_target text;
     v_n      integer := 0;
 BEGIN
+    PERFORM queen_proxy.load_api_routes(p_catalogue);
     CREATE TEMP TABLE shard_signatures ON COMMIT DROP AS
         SELECT * FROM queen_proxy.shard_signatures(
             (SELECT array_agg(split_part(coalesce(target, proxy_function), '.', 2)) FROM queen_proxy.api_routes));
@@ -210,13 +115,12 @@ BEGIN
                   r.proxy_function USING ERRCODE = 'QN409';
         END IF;
         v_args := coalesce(array_to_string(r.argument_names, ', '), '');
-        v_call := format('%s(%s)', coalesce(r.target, r.proxy_function), v_args);
+        v_target := coalesce(r.target, r.proxy_function);
+        v_call := format('%s(%s)', v_target, v_args);
         -- The answer as a set: a scalar result becomes SETOF it.
         v_set := CASE WHEN r.returns_table OR r.returns_set THEN r.result ELSE 'SETOF ' || r.result END;
         IF r.route = 'custom' THEN
-            IF to_regproc(r.proxy_function) IS NULL THEN
-                RAISE EXCEPTION 'the proxy lacks its hand-written %', r.proxy_function USING ERRCODE = 'QN409';
-            END IF;
+            PERFORM queen_proxy.check_hand_written(r.proxy_function, r.arguments, r.result);
             CONTINUE;
         END IF;
         EXECUTE format('DROP ROUTINE IF EXISTS %s', r.proxy_function);
@@ -266,8 +170,31 @@ BEGIN
                            r.arguments, CASE WHEN r.result IS NULL THEN '' ELSE 'RETURNS ' || r.result END,
                            format('%s is not served over shards yet (docs/scaling.md)', r.proxy_function), 'QN501');
         END IF;
+        EXECUTE format('COMMENT ON ROUTINE %s IS %L', to_regproc(r.proxy_function)::regprocedure,
+                       format('Proxy, generated from sql/operations.json (operation %s): %s.', r.operation,
+                              CASE r.route
+                                   WHEN 'first' THEN format('%s on the first logical shard', v_target)
+                                   WHEN 'hash' THEN format('%s on the shard of queen.partition_hash(%s)', v_target, r.arg)
+                                   WHEN 'id' THEN format('%s on the logical shard in the low bits of %s', v_target, r.arg)
+                                   WHEN 'split' THEN format('%s on each shard with its share of the arrays, by %s',
+                                                            v_target, r.arg)
+                                   WHEN 'on_shard' THEN format('%s on the logical shard p_shard', v_target)
+                                   WHEN 'all' THEN format('%s on every shard, the first answer%s', v_target,
+                                                          coalesce(' by ' || r.arg, ''))
+                                   WHEN 'sum' THEN format('%s on every shard, the answers added up', v_target)
+                                   WHEN 'every' THEN format('%s on every shard, every row%s', v_target,
+                                                            coalesce(' ordered by ' || r.arg, ''))
+                                   ELSE 'not served over shards yet (QN501)' END));
+        IF r.route IN ('all', 'sum', 'every') AND r.proxy_function NOT LIKE 'queen\_proxy.%' THEN
+            EXECUTE format('COMMENT ON FUNCTION %s IS %L',
+                           to_regproc('queen_proxy.' || split_part(r.proxy_function, '.', 2) || '_on_all')::regprocedure,
+                           format('Proxy, generated from sql/operations.json (operation %s): %s on every shard, '
+                                  'the rows %s merges.', r.operation, v_target, r.proxy_function));
+        END IF;
         v_n := v_n + 1;
     END LOOP;
     RETURN v_n;
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.generate_api IS
+  'Loads the catalogue''s proxy routes and (re)creates the generated proxy functions with the first shard''s signatures; how many.';

@@ -22,6 +22,8 @@ BEGIN
     END IF;
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.check_queue_limit IS
+  'With a limit on this session, records the names in the catalog shard; QN429 when a new one is past its tenant''s limit.';
 
 -- queen.configure: the queue's configuration on every shard (the answer of the shard that holds
 -- its Default partition), after the limit's check.
@@ -39,3 +41,5 @@ EXCEPTION WHEN OTHERS THEN
     PERFORM queen_proxy.reraise(SQLSTATE, SQLERRM);
 END;
 $$;
+COMMENT ON FUNCTION queen.configure IS
+  'Proxy: the queue''s configuration on every shard (the answer of the shard that holds its Default partition), after the limit''s check.';

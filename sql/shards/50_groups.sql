@@ -41,3 +41,5 @@ BEGIN
     RETURN v_at;
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.register_everywhere IS
+  'Registers a popping group on every shard (consumer-group registrations live on every shard), at most once a minute per (queue, group).';

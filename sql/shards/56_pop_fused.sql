@@ -33,6 +33,8 @@ BEGIN
     RETURN v_order;
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.ready_order IS
+  'The shard databases (one logical shard of each) in the order a queue-wide pop visits them: oldest claimable waiting message first, as one database''s claim orders its partitions.';
 
 -- queen_proxy.reachable_ready_order(queue, group): queen_proxy.ready_order when the one call to
 -- every database failed (one is down or switching over): each database asked on its own, those
@@ -69,6 +71,8 @@ BEGIN
                   ORDER BY o.ready_at NULLS LAST, random());
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.reachable_ready_order IS
+  'queen_proxy.ready_order when the one call to every database failed (one is down or switching over): each database asked on its own, those that cannot answer left out, so that the others'' messages are served meanwhile (a parked long-poll asks again at its next re-check).';
 
 -- queen.pop_fused: the shard databases in queen_proxy.ready_order; each request takes from
 -- each database in turn what its batch and partition count still allow, under one lease id

@@ -7,6 +7,8 @@ CREATE OR REPLACE FUNCTION queen_proxy.shards_of_ids(p_ids bigint[])
 RETURNS integer[]
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT array_agg((coalesce(i, 0) & 1023)::integer ORDER BY o) FROM unnest(p_ids) WITH ORDINALITY AS u(i, o) $$;
+COMMENT ON FUNCTION queen_proxy.shards_of_ids IS
+  'The logical shard of each partition id (its low bits).';
 
 -- queen.ack: each ack to the shard its partition id names, in one PL/Proxy call.
 CREATE OR REPLACE FUNCTION queen.ack(

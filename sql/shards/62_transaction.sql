@@ -22,6 +22,8 @@ BEGIN
     RETURN coalesce(p_shards[1], 0);
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.call_shard IS
+  'The one logical shard a call runs on, given every logical shard it touches (0 when none).';
 
 -- queen_proxy.touched_shards(queues, partitions, partition ids): the logical shards of
 -- pushed (queue, partition) keys and of acked partition ids.
@@ -36,6 +38,8 @@ AS $$
             SELECT (i & (queen_proxy.logical_shards() - 1))::integer FROM unnest(p_partition_ids) AS i
              WHERE i IS NOT NULL) s
 $$;
+COMMENT ON FUNCTION queen_proxy.touched_shards IS
+  'The logical shards of pushed (queue, partition) keys and of acked partition ids.';
 
 -- queen.transaction: one local transaction on the shard every push and ack lives on;
 -- refused (QN409, nothing written) when they live on more than one.

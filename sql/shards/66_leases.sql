@@ -20,6 +20,8 @@ AS $$
              WHERE m.mask IS NULL OR (m.mask >> (s.logical_shard % 32)) & 1 = 1
              GROUP BY s.conninfo) d
 $$;
+COMMENT ON FUNCTION queen_proxy.lease_databases IS
+  'One logical shard of each shard database the lease''s cursors may be on: the databases hosting a logical shard s whose bit (s % 32) the id''s mask sets.';
 
 -- queen.extend_lease: queen.extend_lease on the databases the lease id names, in one call,
 -- answered as one database answers a lease's extension: 'extended' when any cursor was

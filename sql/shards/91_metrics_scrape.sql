@@ -25,3 +25,5 @@ AS $$
       FROM rows r
      WHERE r.family = 'codec_extension'
 $$;
+COMMENT ON FUNCTION queen.metrics_scrape IS
+  'Proxy: a Prometheus scrape''s database samples: every shard''s, one sample per series: ages and lags in seconds the largest (the oldest), everything else added up.';

@@ -19,6 +19,8 @@ AS $$
      ORDER BY 2 DESC, 1
      LIMIT 10
 $$;
+COMMENT ON FUNCTION queen.status_top_errors IS
+  'Proxy: the commonest errors: each shard''s ten commonest among its newest 10,000 dead letters, added up by error text.';
 
 -- A queue's object: the earliest created of the shards' copies (a queue configured through the
 -- proxy has the same configuration on every shard).
@@ -32,6 +34,8 @@ AS $$
      ORDER BY q."createdAt", q.id::bigint
      LIMIT 1
 $$;
+COMMENT ON FUNCTION queen.status_queue IS
+  'Proxy: a queue''s object: the earliest created of the shards'' copies (a queue configured through the proxy has the same configuration on every shard).';
 
 -- The queues list: each shard's first offset + limit matching queues, merged by name (the
 -- earliest copy's id and creation, counts added up), newest first, then the page.
@@ -53,6 +57,8 @@ AS $$
      ORDER BY min(q."createdAt") DESC, min(q.id::bigint) DESC
      LIMIT p_limit OFFSET p_offset
 $$;
+COMMENT ON FUNCTION queen.status_queues_list IS
+  'Proxy: the queues list: each shard''s first offset + limit matching queues, merged by name (the earliest copy''s id and creation, counts added up), newest first, then the page.';
 
 -- A queue's partitions: every shard's, by name.
 CREATE OR REPLACE FUNCTION queen.status_queue_partitions(p_queue text)
@@ -67,6 +73,8 @@ LANGUAGE sql
 AS $$
     SELECT * FROM queen_proxy.status_queue_partitions_every(p_queue) p ORDER BY p.name COLLATE "C"
 $$;
+COMMENT ON FUNCTION queen.status_queue_partitions IS
+  'Proxy: a queue''s partitions: every shard''s, by name.';
 
 -- The one-row summary: counts, leases and errors added up; batch efficiencies weighted by their
 -- requests; the oldest snapshot's age.
@@ -101,6 +109,8 @@ AS $$
            max(s."statsAge")
       FROM queen_proxy.status_summary_every(p_from, p_to, p_queue, p_namespace, p_task, p_scope) s
 $$;
+COMMENT ON FUNCTION queen.status_summary IS
+  'Proxy: the one-row summary: counts, leases and errors added up.';
 
 -- The resources overview: queues, namespaces and tasks counted by name over every shard;
 -- partitions and messages added up; pop lag and throughput from the brokers' rows (first
@@ -134,3 +144,5 @@ AS $$
            max(o."timestamp"), max(o."statsAge")
       FROM queen_proxy.resources_overview_every(p_scope) o
 $$;
+COMMENT ON FUNCTION queen.resources_overview IS
+  'Proxy: the resources overview: queues, namespaces and tasks counted by name over every shard.';

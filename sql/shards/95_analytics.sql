@@ -13,6 +13,8 @@ AS $$
       FROM unnest(p_values, p_weights) AS u(v, w)
      WHERE v IS NOT NULL AND w IS NOT NULL
 $$;
+COMMENT ON FUNCTION queen_proxy.weighted IS
+  'Σ value × weight / Σ weight, to two decimals; 0 when no weight.';
 
 -- Operations per bucket and queue: counters, rates and partition counts added up (the
 -- brokers' counters are on the first shard, each shard's partition counts on it); pop lag
@@ -36,6 +38,8 @@ AS $$
      GROUP BY o.bucket, o."queueName"
      ORDER BY o.bucket, o."queueName" COLLATE "C"
 $$;
+COMMENT ON FUNCTION queen.analytics_queue_ops IS
+  'Proxy: operations per bucket and queue: counters, rates and partition counts added up (the brokers'' counters are on the first shard, each shard''s partition counts on it).';
 
 -- Retention per bucket: every shard's removals added up.
 CREATE OR REPLACE FUNCTION queen.analytics_retention(p_from timestamptz, p_to timestamptz, p_queue text,
@@ -50,6 +54,8 @@ AS $$
      GROUP BY r.bucket
      ORDER BY r.bucket
 $$;
+COMMENT ON FUNCTION queen.analytics_retention IS
+  'Proxy: retention per bucket: every shard''s removals added up.';
 
 -- The worker summary: the window's totals (first shard) and every shard's pending messages.
 CREATE OR REPLACE FUNCTION queen.analytics_worker_summary(p_from timestamptz, p_to timestamptz, p_hostname text)
@@ -64,3 +70,5 @@ AS $$
            sum(w."pendingMessages")::bigint
       FROM queen_proxy.analytics_worker_summary_every(p_from, p_to, p_hostname) w
 $$;
+COMMENT ON FUNCTION queen.analytics_worker_summary IS
+  'Proxy: the worker summary: the window''s totals (first shard) and every shard''s pending messages.';

@@ -12,6 +12,8 @@ RETURNS numeric
 LANGUAGE sql IMMUTABLE
 AS $$ SELECT CASE WHEN coalesce(p_hits, 0) + coalesce(p_reads, 0) > 0
                   THEN round(100.0 * coalesce(p_hits, 0) / (coalesce(p_hits, 0) + coalesce(p_reads, 0)), 2) END $$;
+COMMENT ON FUNCTION queen_proxy.hit_ratio IS
+  'Hits over hits and reads, as queen.hit_ratio on the shards.';
 
 CREATE OR REPLACE FUNCTION queen.pg_database_cache()
 RETURNS TABLE("timestamp" text, database text, "databaseCache.database" text, "databaseCache.diskReads" bigint,
@@ -34,6 +36,8 @@ AS $$
            queen_proxy.hit_ratio(sum(d."cacheSummary.indexes.cacheHits"), sum(d."cacheSummary.indexes.diskReads"))
       FROM queen_proxy.pg_database_cache_every() d
 $$;
+COMMENT ON FUNCTION queen.pg_database_cache IS
+  'Proxy: every shard database''s cache hits and reads added up, the ratio computed again.';
 
 CREATE OR REPLACE FUNCTION queen.pg_table_cache()
 RETURNS TABLE(schema text, "table" text, "diskReads" bigint, "cacheHits" bigint, "cacheHitRatio" numeric)
@@ -45,6 +49,8 @@ AS $$
      GROUP BY t.schema, t."table"
      ORDER BY sum(t."diskReads") + sum(t."cacheHits") DESC, t."table"
 $$;
+COMMENT ON FUNCTION queen.pg_table_cache IS
+  'Proxy: each table''s cache hits and reads added up over the shards, the ratio computed again.';
 
 CREATE OR REPLACE FUNCTION queen.pg_index_cache()
 RETURNS TABLE(schema text, "table" text, index text, "diskReads" bigint, "cacheHits" bigint, "cacheHitRatio" numeric)
@@ -57,6 +63,8 @@ AS $$
      ORDER BY sum(i."diskReads") + sum(i."cacheHits") DESC, i.index
      LIMIT 20
 $$;
+COMMENT ON FUNCTION queen.pg_index_cache IS
+  'Proxy: each index''s cache hits and reads added up over the shards, the ratio computed again.';
 
 CREATE OR REPLACE FUNCTION queen.pg_dead_tuples()
 RETURNS TABLE(schema text, "table" text, "deadTuples" bigint, "liveTuples" bigint, "deadPercentage" numeric,
@@ -72,6 +80,8 @@ AS $$
      ORDER BY sum(t."deadTuples") DESC, t."table"
      LIMIT 15
 $$;
+COMMENT ON FUNCTION queen.pg_dead_tuples IS
+  'Proxy: each table''s live and dead tuples added up over the shards; the latest vacuum times.';
 
 CREATE OR REPLACE FUNCTION queen.pg_hot_updates()
 RETURNS TABLE(schema text, "table" text, "totalUpdates" bigint, "hotUpdates" bigint, "hotUpdatePercentage" numeric)
@@ -84,6 +94,8 @@ AS $$
      ORDER BY sum(t."totalUpdates") DESC, t."table"
      LIMIT 15
 $$;
+COMMENT ON FUNCTION queen.pg_hot_updates IS
+  'Proxy: each table''s updates and HOT updates added up over the shards, the ratio computed again.';
 
 -- The longest-running statements of every shard database (a pid is a shard's backend).
 CREATE OR REPLACE FUNCTION queen.pg_active_queries(p_every_application boolean)
@@ -94,6 +106,8 @@ AS $$
      ORDER BY a.duration DESC, a.pid
      LIMIT 10
 $$;
+COMMENT ON FUNCTION queen.pg_active_queries IS
+  'Proxy: the longest-running statements of every shard database (a pid is a shard''s backend).';
 
 CREATE OR REPLACE FUNCTION queen.pg_autovacuum_status()
 RETURNS TABLE("table" text, "lastAutovacuum" text, "deadTuples" bigint, "autovacuumCount" bigint,
@@ -107,6 +121,8 @@ AS $$
      ORDER BY max(t."lastAutovacuum") DESC NULLS LAST, t."table"
      LIMIT 10
 $$;
+COMMENT ON FUNCTION queen.pg_autovacuum_status IS
+  'Proxy: each table''s autovacuum state over the shards: counts added up, the latest times.';
 
 -- Buffered bytes added up; the share of the shards' caches together (each row's cache size is
 -- its bytes over its share).
@@ -122,6 +138,8 @@ AS $$
      ORDER BY sum(b."bufferedBytes") DESC, b.object
      LIMIT 20
 $$;
+COMMENT ON FUNCTION queen.pg_buffer_usage IS
+  'Proxy: buffered bytes added up; the share of the shards'' caches together.';
 
 CREATE OR REPLACE FUNCTION queen.pg_table_sizes()
 RETURNS TABLE("table" text, "totalSize" text, "totalSizeBytes" bigint, "tableSize" text, "tableSizeBytes" bigint,
@@ -136,3 +154,5 @@ AS $$
      ORDER BY sum(t."totalSizeBytes") DESC, t."table"
      LIMIT 20
 $$;
+COMMENT ON FUNCTION queen.pg_table_sizes IS
+  'Proxy: each table''s sizes added up over the shards.';

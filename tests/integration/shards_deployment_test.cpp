@@ -43,6 +43,16 @@ TEST(Shards, TwoProxiesOverTheSameShardsServeOneDeployment) {
     constexpr int lanes = 8, per_lane = 6;
     sharded_deployment d;
     ASSERT_NO_THROW(d.init());
+    // Every function of the proxy, generated or hand-written, says what it is (COMMENT ON), and
+    // each generated one names its operation of sql/operations.json.
+    EXPECT_EQ(d.a.column_in(d.a.database(),
+                            "SELECT p.oid::regprocedure::text FROM pg_proc p "
+                            "WHERE p.pronamespace IN ('queen'::regnamespace, 'queen_proxy'::regnamespace) "
+                            "AND obj_description(p.oid, 'pg_proc') IS NULL AND NOT EXISTS "
+                            "(SELECT 1 FROM pg_depend e WHERE e.objid = p.oid AND e.deptype = 'e') ORDER BY 1"),
+              std::vector<std::string>{});
+    EXPECT_EQ(d.a.run_sql("SELECT count(*) FROM queen_proxy.api_routes WHERE operation IS NULL"), "0");
+    EXPECT_GT(std::stoi(d.a.run_sql("SELECT count(*) FROM queen_proxy.api_routes")), 100);
     d.a.run_sql("CREATE DATABASE proxy2");
     std::string args = "init --proxy " + shell_quoted(d.a.conninfo_for("proxy2"));
     for (const auto& s : d.shards) args += " --shard " + shell_quoted(s);
