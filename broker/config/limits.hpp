@@ -2,6 +2,8 @@
 // The request limits every parser checks (docs/http-api.md, "Conventions"), in one place: the counts come
 // from the environment (config/config.cpp), the payload depth from the database.
 
+#include "queen_segment.h"
+
 #include <cstddef>
 
 namespace queen::util {
@@ -13,7 +15,9 @@ namespace queen::config {
 struct limits {
     std::size_t max_push_items = 10000;  // QUEEN_MAX_PUSH_ITEMS: items per push, acks per batch
     std::size_t max_pop_batch = 10000;   // QUEEN_MAX_POP_BATCH
-    std::size_t max_name_bytes = 255;    // queue, partition, group names and transaction ids
+    // Queue, partition, group names and transaction ids: the longest transaction id a segment
+    // frame holds (QSEG_MAX_TXID), one limit for every name.
+    std::size_t max_name_bytes = QSEG_MAX_TXID;
     // Nesting levels a payload may have: the database's queen.max_payload_depth(), read at
     // boot (docs/json-input.md); no default here, so that it has one source.
     std::size_t max_payload_depth;

@@ -22,6 +22,18 @@ CREATE SCHEMA IF NOT EXISTS queen;
 --     Besides: text that is not valid UTF-8 raises PostgreSQL's own 22021, a created_at
 --     outside the timestamptz range raises 22008.
 
+-- The frame limits of segment format v1, as codec/queen_segment.h defines them for C
+-- (QSEG_MAX_TXID, QSEG_MAX_PRODUCER): one definition for SQL, held equal to the header by
+-- scripts/check_operations.py. IMMUTABLE sql: the planner folds each call to its constant.
+CREATE OR REPLACE FUNCTION queen.segment_max_txid_bytes() RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT 255';
+COMMENT ON FUNCTION queen.segment_max_txid_bytes() IS
+  'The longest transaction id a segment frame holds, in bytes (QSEG_MAX_TXID).';
+CREATE OR REPLACE FUNCTION queen.segment_max_producer_bytes() RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS 'SELECT 1024';
+COMMENT ON FUNCTION queen.segment_max_producer_bytes() IS
+  'The longest producer identity a segment frame holds, in bytes (QSEG_MAX_PRODUCER).';
+
 -- Header of a segment, checked: magic, version 1, codec 0 or 1, flags 0, frame_count >= 1,
 -- for raw a body of exactly raw_length bytes, for zstd a non-empty body; and, for both, a
 -- raw_length that can hold frame_count frames (each frame takes at least 22 bytes). Reads
@@ -187,19 +199,21 @@ BEGIN
 
     SELECT count(*)::int,
            string_agg(queen.segment_frame(v_ts, u.txid, u.trace, u.producer, u.payload), ''::bytea ORDER BY u.ord),
-           min(u.ord) FILTER (WHERE u.txid IS NULL OR octet_length(convert_to(u.txid, 'UTF8')) NOT BETWEEN 1 AND 255),
-           min(u.ord) FILTER (WHERE octet_length(convert_to(u.producer, 'UTF8')) > 1024),
+           min(u.ord) FILTER (WHERE u.txid IS NULL
+                                 OR octet_length(convert_to(u.txid, 'UTF8')) NOT BETWEEN 1 AND queen.segment_max_txid_bytes()),
+           min(u.ord) FILTER (WHERE octet_length(convert_to(u.producer, 'UTF8')) > queen.segment_max_producer_bytes()),
            min(u.ord) FILTER (WHERE u.payload IS NULL)
       INTO v_count, v_frames, v_bad_txid, v_bad_prod, v_bad_pay
       FROM unnest(p_txids, p_trace_ids, p_producers, p_payloads)
            WITH ORDINALITY AS u(txid, trace, producer, payload, ord);
 
     IF v_bad_txid IS NOT NULL THEN
-        RAISE EXCEPTION 'segment_pack_raw: transaction id % must be 1..255 bytes', v_bad_txid
+        RAISE EXCEPTION 'segment_pack_raw: transaction id % must be 1..% bytes', v_bad_txid, queen.segment_max_txid_bytes()
             USING ERRCODE = '22023';
     END IF;
     IF v_bad_prod IS NOT NULL THEN
-        RAISE EXCEPTION 'segment_pack_raw: producer % is longer than 1024 bytes', v_bad_prod
+        RAISE EXCEPTION 'segment_pack_raw: producer % is longer than % bytes', v_bad_prod,
+            queen.segment_max_producer_bytes()
             USING ERRCODE = '22023';
     END IF;
     IF v_bad_pay IS NOT NULL THEN
@@ -212,7 +226,7 @@ END
 $fn$;
 
 COMMENT ON FUNCTION queen.segment_pack_raw(timestamptz, text[], uuid[], text[], text[]) IS
-'Builds a raw v1 segment, byte-for-byte as the C encoder does. All frames share created_at; the arrays are parallel (element i is frame i). trace_ids and producers may be NULL or hold NULL elements (no trace id / no producer identity); an empty producer string is kept as empty. Raises 22023 for bad arguments: NULL or infinite created_at, empty or mismatched arrays, a txid NULL or not 1..255 bytes, a producer over 1024 bytes, a NULL payload.';
+'Builds a raw v1 segment, byte-for-byte as the C encoder does. All frames share created_at; the arrays are parallel (element i is frame i). trace_ids and producers may be NULL or hold NULL elements (no trace id / no producer identity); an empty producer string is kept as empty. Raises 22023 for bad arguments: NULL or infinite created_at, empty or mismatched arrays, a txid NULL, empty or longer than queen.segment_max_txid_bytes(), a producer longer than queen.segment_max_producer_bytes(), a NULL payload.';
 
 -- Walks a raw segment. The body is detoasted once into a local variable (p_body || ''),
 -- then read with get_byte/substring at increasing positions, so the cost is linear in the
@@ -279,8 +293,8 @@ BEGIN
               | (get_byte(b, p + 6) << 8) | get_byte(b, p + 7);
         v_tl := (get_byte(b, p + 8) << 8) | get_byte(b, p + 9);
         p := p + 10;
-        IF v_tl < 1 OR v_tl > 255 THEN
-            RAISE EXCEPTION 'segment: corrupt frame % (txid_length % is not 1..255)', i, v_tl
+        IF v_tl < 1 OR v_tl > queen.segment_max_txid_bytes() THEN
+            RAISE EXCEPTION 'segment: corrupt frame % (txid_length % is not 1..%)', i, v_tl, queen.segment_max_txid_bytes()
                 USING ERRCODE = 'XX001';
         END IF;
         IF v_fend - p < v_tl + 1 THEN
@@ -314,8 +328,9 @@ BEGIN
         p := p + 2;
         IF v_pl = 65535 THEN
             producer_sub := NULL;
-        ELSIF v_pl > 1024 THEN
-            RAISE EXCEPTION 'segment: corrupt frame % (producer_length % is over 1024)', i, v_pl
+        ELSIF v_pl > queen.segment_max_producer_bytes() THEN
+            RAISE EXCEPTION 'segment: corrupt frame % (producer_length % is over %)', i, v_pl,
+                queen.segment_max_producer_bytes()
                 USING ERRCODE = 'XX001';
         ELSIF v_fend - p < v_pl THEN
             RAISE EXCEPTION 'segment: corrupt frame % (producer overruns frame_length)', i

@@ -23,38 +23,6 @@
 --   meanwhile, so such a call is refused.
 -- Notifications are NOT sent here: the broker notifies after commit (docs/architecture.md).
 
--- queen.push_key_ranges: the keys of a push call in lock order — (queue, partition) sorted by
--- bytes — each with the 1-based range lo..hi of its items in the item arrays (items come
--- grouped by key, in key order). Refuses key arrays of different lengths, NULL names, NULL or
--- negative counts, and counts that do not add up to p_item_count. One definition for every procedure that pushes by key.
-CREATE OR REPLACE FUNCTION queen.push_key_ranges(
-    p_queues text[], p_partitions text[], p_counts integer[], p_item_count integer)
-RETURNS TABLE(queue text, part text, lo integer, hi integer)
-LANGUAGE plpgsql IMMUTABLE
-AS $$
-BEGIN
-    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts) THEN
-        RAISE EXCEPTION 'push: key arrays differ in length' USING ERRCODE = '22023';
-    END IF;
-    IF EXISTS (SELECT 1 FROM unnest(p_queues, p_partitions, p_counts) AS u(queue, part, cnt)
-                WHERE u.queue IS NULL OR u.part IS NULL OR u.cnt IS NULL OR u.cnt < 0) THEN
-        RAISE EXCEPTION 'push: queue and partition names must not be NULL, counts not NULL or negative'
-              USING ERRCODE = '22023';
-    END IF;
-    IF (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) c) <> p_item_count THEN
-        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
-    END IF;
-    RETURN QUERY
-        SELECT u.queue, u.part,
-               (sum(u.cnt) OVER (ORDER BY u.ord) - u.cnt + 1)::integer,
-               (sum(u.cnt) OVER (ORDER BY u.ord))::integer
-          FROM unnest(p_queues, p_partitions, p_counts) WITH ORDINALITY AS u(queue, part, cnt, ord)
-         ORDER BY u.queue COLLATE "C", u.part COLLATE "C";
-END;
-$$;
-COMMENT ON FUNCTION queen.push_key_ranges(text[], text[], integer[], integer) IS
-  'The keys of a push in lock order with the item range of each; validates the key arrays.';
-
 -- queen.push_check_capacity(queues, counts): back-pressure. A queue with maxSize > 0 takes no
 -- push that would bring the messages its slowest group has not consumed above maxSize (all
 -- stored messages when no group consumes it yet): raises QN429 naming the queue, and the whole
@@ -115,10 +83,7 @@ DECLARE
     v_ext      boolean := queen.codec_extension() IS NOT NULL;  -- pack with queen_ext
     v_clock    timestamptz;
 BEGIN
-    IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_txids IS NULL OR p_payloads IS NULL THEN
-        RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
-              USING ERRCODE = '22004';
-    END IF;
+    PERFORM queen.push_check_arguments(p_queues, p_partitions, p_counts, p_txids, p_payloads);
     -- With queen_ext 1.3 the same contract runs in C (ext/push.c).
     IF to_regprocedure('queen_ext.push(text[],text[],integer[],text[],uuid[],text[],text[])') IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_ext.push(p_queues, p_partitions, p_counts, p_txids,
@@ -134,8 +99,10 @@ BEGIN
 
     -- Frames are packed inline below, unchecked: a bad element is reported by the packer.
     IF EXISTS (SELECT 1 FROM unnest(p_txids, p_producers, p_payloads) AS u(txid, producer, payload)
-                WHERE u.txid IS NULL OR octet_length(convert_to(u.txid, 'UTF8')) NOT BETWEEN 1 AND 255
-                   OR octet_length(convert_to(u.producer, 'UTF8')) > 1024 OR u.payload IS NULL) THEN
+                WHERE u.txid IS NULL
+                   OR octet_length(convert_to(u.txid, 'UTF8')) NOT BETWEEN 1 AND queen.segment_max_txid_bytes()
+                   OR octet_length(convert_to(u.producer, 'UTF8')) > queen.segment_max_producer_bytes()
+                   OR u.payload IS NULL) THEN
         PERFORM queen.segment_pack_raw(now(), p_txids, p_trace_ids, p_producers, p_payloads);
     END IF;
 

@@ -124,7 +124,7 @@ DECLARE
     c_name      text;
 BEGIN
     IF p_batch < 1 OR p_max_partitions < 1 THEN
-        RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
+        PERFORM queen.refuse_pop_sizes();
     END IF;
     PERFORM queen.register_group(p_queue, p_group,
         CASE WHEN p_subscribe_all THEN NULL ELSE coalesce(p_subscription_at, now()) END);
@@ -359,6 +359,20 @@ END;
 $$;
 COMMENT ON FUNCTION queen.pop_stepwise(text, text, text, integer, integer, boolean, boolean, timestamptz) IS
   'queen.pop, cursor by cursor: named partitions, and claims that need a rule applied per cursor.';
+
+-- queen.refuse_pop_sizes(): the refusal (22023) of a pop asking for fewer than one message or
+-- one partition, raised by queen.pop and queen.pop_fused (56_pop_fused.sql); ext/pop_fused.c
+-- states it too, held to this by regress/sql/ext_pop_fused.sql.
+CREATE OR REPLACE FUNCTION queen.refuse_pop_sizes()
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+AS $$
+BEGIN
+    RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
+END;
+$$;
+COMMENT ON FUNCTION queen.refuse_pop_sizes() IS
+  'Raises the refusal (22023) of a pop asking for fewer than one message or one partition.';
 
 CREATE OR REPLACE FUNCTION queen.pop(
     p_queue text, p_partition text, p_group text, p_batch integer, p_max_partitions integer,

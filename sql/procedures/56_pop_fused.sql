@@ -72,7 +72,7 @@ BEGIN
     END IF;
     IF EXISTS (SELECT 1 FROM unnest(p_batches, p_max_partitions) AS u(b, m) WHERE u.b IS NULL OR u.m IS NULL
                                                                              OR u.b < 1 OR u.m < 1) THEN
-        RAISE EXCEPTION 'pop: batch and partitions must be at least 1' USING ERRCODE = '22023';
+        PERFORM queen.refuse_pop_sizes();
     END IF;
     PERFORM queen.register_group(p_queue, p_group,
         CASE WHEN p_subscribe_all THEN NULL ELSE coalesce(p_subscription_at, now()) END);

@@ -79,9 +79,7 @@ RETURNS TABLE(name text, queues bigint, partitions bigint, total bigint, pending
 LANGUAGE plpgsql STABLE
 AS $$
 BEGIN
-    IF p_kind NOT IN ('namespace', 'task') THEN
-        RAISE EXCEPTION 'list_groupings: kind must be namespace or task, got %', p_kind USING ERRCODE = '22023';
-    END IF;
+    PERFORM queen.check_grouping_kind(p_kind);
     RETURN QUERY
     SELECT k.v, count(*)::bigint, coalesce(sum(c.partitions), 0)::bigint, coalesce(sum(c.total), 0)::bigint,
            coalesce(sum(c.pending), 0)::bigint

@@ -170,14 +170,7 @@ DECLARE
     r_payload text[];
     r_group   text[];
 BEGIN
-    IF NOT coalesce(p_all, false) AND p_queue IS NULL AND p_group IS NULL AND p_partition IS NULL
-       AND p_from IS NULL AND p_to IS NULL AND p_message_id IS NULL THEN
-        RAISE EXCEPTION 'requeue_dead_letters: no filter given; pass p_all => true to requeue every dead letter'
-            USING ERRCODE = '22023';
-    END IF;
-    IF p_limit IS NOT NULL AND p_limit < 1 THEN
-        RAISE EXCEPTION 'requeue_dead_letters: p_limit must be at least 1' USING ERRCODE = '22023';
-    END IF;
+    PERFORM queen.check_requeue_filter(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_all, p_limit);
     PERFORM queen.require_read_committed('requeue_dead_letter_set');
     IF cardinality(p_decoded_ids) <> cardinality(p_decoded_txids)
        OR cardinality(p_decoded_ids) <> cardinality(p_decoded_trace_ids)

@@ -3,24 +3,16 @@
 -- a push split by shard in one call through queen_proxy.push_part.
 
 -- queen_proxy.item_keys(queues, partitions, counts): a push's (queue, partition) keys as one
--- key per item, with each item's hash and position: what a split push sends. Refused (22004,
--- 22023, as queen.push refuses them) when the key arrays are missing or do not add up to the
--- items. No row for a push without items.
+-- key per item, with each item's hash and position: what a split push sends. Refused as
+-- queen.push refuses them (queen.push_key_ranges, sql/procedures/24_push_rules.sql) when the
+-- key arrays do not add up to the items. No row for a push without items.
 CREATE OR REPLACE FUNCTION queen_proxy.item_keys(p_queues text[], p_partitions text[], p_counts integer[],
                                                  p_items integer)
 RETURNS TABLE(hashes integer[], items integer[], queues text[], partitions text[])
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF p_queues IS NULL OR p_partitions IS NULL OR p_counts IS NULL OR p_items IS NULL THEN
-        RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
-              USING ERRCODE = '22004';
-    END IF;
-    IF cardinality(p_queues) <> cardinality(p_partitions) OR cardinality(p_queues) <> cardinality(p_counts)
-       OR EXISTS (SELECT 1 FROM unnest(p_counts) AS c WHERE c IS NULL OR c < 0)
-       OR (SELECT coalesce(sum(c), 0) FROM unnest(p_counts) AS c) <> p_items THEN
-        RAISE EXCEPTION 'push: item arrays do not match the key counts' USING ERRCODE = '22023';
-    END IF;
+    PERFORM FROM queen.push_key_ranges(p_queues, p_partitions, p_counts, p_items);
     IF p_items = 0 THEN
         RETURN;
     END IF;
@@ -32,6 +24,8 @@ BEGIN
                  CROSS JOIN LATERAL generate_series(1, k.cnt) AS g(n)) e;
 END;
 $$;
+COMMENT ON FUNCTION queen_proxy.item_keys IS
+  'A push''s (queue, partition) keys as one key per item, with each item''s hash and position: what a split push sends.';
 
 -- queen.push: every item to the shard of its (queue, partition) in one PL/Proxy call; each
 -- shard stores its share in one transaction (atomic per shard, docs/scaling.md). One row per
@@ -43,10 +37,7 @@ RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint,
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    IF p_payloads IS NULL THEN
-        RAISE EXCEPTION 'push: queues, partitions, counts, transaction ids and payloads must not be NULL'
-              USING ERRCODE = '22004';
-    END IF;
+    PERFORM queen.push_check_arguments(p_queues, p_partitions, p_counts, p_txids, p_payloads);
     PERFORM queen_proxy.check_queue_limit(p_queues);
     RETURN QUERY
         SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at

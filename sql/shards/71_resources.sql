@@ -17,6 +17,8 @@ AS $$
       FROM queen_proxy.list_queues_every(p_namespace, p_task, NULL, 0, p_scope) AS q
      GROUP BY q.name
 $$;
+COMMENT ON FUNCTION queen_proxy.merged_queues IS
+  'Every matching queue once, merged over the shards, newest first.';
 
 -- queen.list_queues: one page of the merged queues, newest first; total_count every match.
 CREATE OR REPLACE FUNCTION queen.list_queues(p_namespace text, p_task text, p_limit integer, p_offset integer,
@@ -47,9 +49,7 @@ LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 BEGIN
-    IF p_kind NOT IN ('namespace', 'task') THEN
-        RAISE EXCEPTION 'list_groupings: kind must be namespace or task, got %', p_kind USING ERRCODE = '22023';
-    END IF;
+    PERFORM queen.check_grouping_kind(p_kind);
     RETURN QUERY
         SELECT k.v, count(*)::bigint, sum(k.partitions)::bigint, sum(k.total)::bigint, sum(k.pending)::bigint
           FROM (SELECT CASE WHEN p_kind = 'namespace' THEN m.namespace ELSE m.task END AS v, m.partitions, m.total,

@@ -52,6 +52,8 @@ AS $$
       JOIN queen.shard_databases() d ON d.logical_shard = (chosen.dead_letter_id & (queen_proxy.logical_shards() - 1))
      GROUP BY d.conninfo
 $$;
+COMMENT ON FUNCTION queen_proxy.dead_letter_quota IS
+  'The shard databases (each by one logical shard it hosts) and how many of the matching dead letters each gives to a call with that limit: together the oldest `limit` failures of all shards.';
 
 -- queen.dead_letter_segments: each shard's share of the oldest `limit`, concatenated.
 CREATE OR REPLACE FUNCTION queen.dead_letter_segments(
@@ -97,14 +99,7 @@ AS $$
 DECLARE
     q record;
 BEGIN
-    IF NOT coalesce(p_all, false) AND p_queue IS NULL AND p_group IS NULL AND p_partition IS NULL
-       AND p_from IS NULL AND p_to IS NULL AND p_message_id IS NULL THEN
-        RAISE EXCEPTION 'requeue_dead_letters: no filter given; pass p_all => true to requeue every dead letter'
-              USING ERRCODE = '22023';
-    END IF;
-    IF p_limit IS NOT NULL AND p_limit < 1 THEN
-        RAISE EXCEPTION 'requeue_dead_letters: p_limit must be at least 1' USING ERRCODE = '22023';
-    END IF;
+    PERFORM queen.check_requeue_filter(p_queue, p_group, p_partition, p_from, p_to, p_message_id, p_all, p_limit);
     FOR q IN SELECT * FROM queen_proxy.dead_letter_quota(p_queue, p_group, p_partition, p_from, p_to, p_message_id,
                                                          p_limit, p_scope) LOOP
         RETURN QUERY SELECT * FROM queen_proxy.requeue_dead_letter_set(

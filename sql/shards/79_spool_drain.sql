@@ -10,6 +10,7 @@ RETURNS TABLE(item integer, status text, partition_id bigint, msg_offset bigint,
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM queen.push_check_arguments(p_queues, p_partitions, p_counts, p_txids, p_payloads);
     PERFORM queen_proxy.check_queue_limit(p_queues, true);
     RETURN QUERY
         SELECT r.item, r.status, r.partition_id, r.msg_offset, r.created_at
