@@ -174,7 +174,7 @@ pg_isready -q -h "$W" -U postgres -d $DB || { echo "callgrind_ops: server under 
 
 # run OP CALLS [pgbench args]: one pgbench run of CALLS transactions of OP.sql; prints its Ir.
 run() {
-  local op=$1 n=$2 app="cgops-$1-$2" pids p ir best=0 bestpid= s
+  local op=$1 n=$2 app="cgops-$1-$2" pids p ir best=0 bestpid="" s
   shift 2
   s=$(date +%s)
   if ! PGAPPNAME=$app pgbench -h "$W" -U postgres -n -c 1 -t "$n" --random-seed=$SEED "$@" -f "$W/$op.sql" $DB \

@@ -9,6 +9,8 @@ and only bodies that exist (sql/README.md, "The operation catalogue"). Without a
   body), differential suite and hand-written proxy bodies exist where it says;
 - its variants are operations; every repeated-by-design pair names files that exist and the
   test holding them together;
+- an error text raised in two files of sql/procedures, sql/shards and ext/ is a repeat by
+  design the catalogue lists, with its test;
 - docs/architecture.md's store table lists exactly the catalogue's store callers;
 - the segment frame limits SQL reads (queen.segment_max_*_bytes in
   sql/procedures/10_codec.sql) are the ones codec/queen_segment.h defines for C.
@@ -169,6 +171,28 @@ def store_table_problems(doc, catalogue):
             "(python3 scripts/check_operations.py --store-table prints it)"]
 
 
+SQL_RAISE = re.compile(r"RAISE EXCEPTION\s+'((?:[^']|'')*)'")
+C_RAISE = re.compile(r'(?:errmsg|push_bad_argument|ext_bad_argument)\("((?:[^"\\]|\\.)*)"')
+
+
+def raised_texts(root):
+    """{error text: {files raising it}} over sql/procedures, sql/shards and ext/*.c."""
+    out = {}
+    for pattern, regex in (("sql/procedures/*.sql", SQL_RAISE), ("sql/shards/*.sql", SQL_RAISE), ("ext/*.c", C_RAISE)):
+        for path in sorted(root.glob(pattern)):
+            for m in regex.finditer(path.read_text()):
+                out.setdefault(m.group(1).replace("''", "'"), set()).add(path.relative_to(root).as_posix())
+    return out
+
+
+def repeat_problems(texts, catalogue):
+    """Every error text raised in several files that no repeated-by-design pair covers."""
+    pairs = [set(p.get("bodies", [])) for p in catalogue.get("repeated_by_design", [])]
+    return [f"the error text {text!r} is written in {', '.join(sorted(files))}: define it once, or list the "
+            "repeat under repeated_by_design with its test"
+            for text, files in sorted(texts.items()) if len(files) > 1 and not any(files <= p for p in pairs)]
+
+
 # The segment limits: (C macro in codec/queen_segment.h, SQL function in 10_codec.sql).
 LIMITS = (("QSEG_MAX_TXID", "queen.segment_max_txid_bytes"), ("QSEG_MAX_PRODUCER", "queen.segment_max_producer_bytes"))
 
@@ -223,6 +247,9 @@ def self_test():
     assert not limit_problems("#define QSEG_MAX_TXID 255\n#define QSEG_MAX_PRODUCER 1024", sql)
     found = limit_problems("#define QSEG_MAX_TXID 128\n#define QSEG_MAX_PRODUCER 1024", sql)
     assert len(found) == 1 and "segment_max_txid_bytes (255) is not QSEG_MAX_TXID (128)" in found[0], found
+    texts = {"push: bad": {"sql/procedures/40_push.sql", "ext/push.c"}, "once": {"ext/push.c"}}
+    assert len(repeat_problems(texts, {})) == 1
+    assert not repeat_problems(texts, {"repeated_by_design": [{"bodies": ["ext/push.c", "sql/procedures/40_push.sql"]}]})
     cat = {"operations": [dict(op)]}
     doc = "x\n" + store_table(cat) + "\n\nmore"
     assert not store_table_problems(doc, cat), store_table_problems(doc, cat)
@@ -245,6 +272,7 @@ def main():
     found = problems(root, catalogue, broker_calls(root), documented)
     found += limit_problems((root / "codec/queen_segment.h").read_text(),
                             (root / "sql/procedures/10_codec.sql").read_text())
+    found += repeat_problems(raised_texts(root), catalogue)
     found += store_table_problems((root / "docs/architecture.md").read_text(), catalogue)
     for p in found:
         print(p)
