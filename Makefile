@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test check lint browser unit integration integration-ext regress isolation fuzz bench bench-broker bench-codec bench-shards bench-snapshot bench-stream soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test check lint browser unit integration integration-ext regress isolation fuzz bench bench-broker bench-calls bench-codec bench-shards bench-snapshot bench-stream soak sanitize clean
 
 all: build
 
@@ -153,6 +153,14 @@ bench-snapshot: build
 # The stock codec path vs queen_ext, alternating runs (docs/benchmarks.md).
 bench-codec: build ext-install
 	bash bench/compare-codec.sh $(BUILD_DIR)
+
+# Instructions (callgrind) one pgbench call of queen.push, queen.pop and queen.ack costs in a
+# backend, stock and with queen_ext, for the tree SOURCE (default: this one).
+SOURCE ?= .
+
+bench-calls: ext-install
+	bash bench/callgrind_ops.sh $(SOURCE) stock
+	bash bench/callgrind_ops.sh $(SOURCE) ext
 
 sanitize:
 	$(MAKE) BUILD_DIR=build-asan CMAKE_FLAGS=-DQUEEN_SANITIZE=ON test

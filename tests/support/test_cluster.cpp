@@ -18,9 +18,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <vector>
@@ -202,16 +204,52 @@ void test_cluster::stop() {
     running_ = false;
 }
 
+namespace {
+
+// The processes whose parent is `parent` (from /proc).
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> out;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+        const auto name = entry.path().filename().string();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line)) continue;
+        const auto close = line.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state = 0;
+        long ppid = 0;
+        if (rest >> state >> ppid && ppid == parent) out.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+    return out;
+}
+
+// Whether `pid` has exited (gone, or a zombie nobody reaped yet).
+bool exited(pid_t pid) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const auto close = line.rfind(')');
+    return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+}  // namespace
+
 void test_cluster::kill_postmaster() {
     if (!running_) return;
     std::ifstream pid_file(data_dir_ / "postmaster.pid");
     long pid = 0;
     if (!(pid_file >> pid) || pid <= 1) throw std::runtime_error("test_cluster: no postmaster.pid to kill");
+    const auto backends = children_of(static_cast<pid_t>(pid));
     if (::kill(static_cast<pid_t>(pid), SIGKILL) != 0)
         throw std::runtime_error(std::string("test_cluster: kill postmaster: ") + std::strerror(errno));
     running_ = false;
-    // The backends notice their postmaster is gone and exit; the port then refuses.
+    // The port refuses at once, but a backend serving an open connection answers until it
+    // notices its postmaster is gone: the cluster is down once every one of them has exited.
     for (int i = 0; i < 200 && PQping(conninfo_.c_str()) != PQPING_NO_RESPONSE; ++i) ::usleep(50 * 1000);
+    for (const pid_t backend : backends)
+        for (int i = 0; i < 200 && !exited(backend); ++i) ::usleep(50 * 1000);
 }
 
 void test_cluster::start() {
