@@ -90,21 +90,37 @@ print_table() {
       def f2: if . == null then "-" else ((. * 100 | round) / 100 | tostring) end;
       def per($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
       (map(select(.path == "stock" and .partitions == 100 and .popLanes == 1)) | .[0].throughput.endToEnd // null) as $base |
-      (["path", "lanes", "pop lanes", "messages", "e2e msgs/s", "÷ base", "msgs/pop", "pop µs/call", "pop calls",
-        "ack µs/call", "ack calls", "PG CPU µs/msg", "broker µs/msg", "dup/gaps/order", "result"] | @tsv),
+      (["path", "lanes", "pop lanes", "messages", "e2e msgs/s", "÷ base", "msgs/pop", "PG CPU µs/msg", "broker µs/msg",
+        "WAL B/msg", "dup/gaps/order", "result"] | @tsv),
       (.[] | [.path, (.partitions | tostring), (.popLanes | tostring), (.messages | tostring),
               (.throughput.endToEnd | f0),
               (if $base == null then "-" else (per(.throughput.endToEnd; $base) | f2) end),
               (.msgsPerPop | f1),
-              (per(.statements.pop.ms * 1000; .statements.pop.calls) | f0), (.statements.pop.calls | tostring),
-              (per(.statements.ack.ms * 1000; .statements.ack.calls) | f0), (.statements.ack.calls | tostring),
               (per(.cpuSeconds.postgres * 1000000; .messages) | f1), (per(.cpuSeconds.broker * 1000000; .messages) | f1),
+              (.walBytesPerMessage | f0),
               "\(.verification.duplicates // "-")/\(.verification.missing // "-")/\(.verification.orderViolations // "-")",
               .result] | @tsv)
     ' "$dir/results.jsonl" | column -t -s $'\t'
-    echo "÷ base: end to end msgs/s ÷ the stock, 100-lane, one-lane-pop row of this run. µs/call: pg_stat_statements"
-    echo "total_exec_time ÷ calls of the top-level queen.pop_fused + queen.pop (pop) and queen.ack_fused + queen.ack (ack)"
-    echo "statements; a fused call serves several requests. PG CPU: all PostgreSQL processes, utime + stime."
+    echo "÷ base: end to end msgs/s ÷ the stock row of 100 lanes with one-lane pops (this run). CPU: utime + stime of all"
+    echo "PostgreSQL processes and of the broker during the run ÷ messages. dup/gaps/order: queen_bench's verification."
+    echo
+    echo "== PostgreSQL time per pop and per ack (pg_stat_statements: top-level total_exec_time, lock waits included)"
+    jq -rs '
+      def f0: if . == null then "-" else (. | round | tostring) end;
+      def f1: if . == null then "-" else ((. * 10 | round) / 10 | tostring) end;
+      def per($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
+      (["path", "lanes", "pop lanes", "pop calls", "pop µs/call", "pop requests", "pop µs/request", "ack calls",
+        "ack µs/call", "ack requests", "ack µs/request", "pop+ack µs/msg"] | @tsv),
+      (.[] | ((.pops // 0) + (.emptyPops // 0)) as $popreq |
+             [.path, (.partitions | tostring), (.popLanes | tostring),
+              (.statements.pop.calls | tostring), (per(.statements.pop.ms * 1000; .statements.pop.calls) | f0),
+              ($popreq | tostring), (per(.statements.pop.ms * 1000; $popreq) | f0),
+              (.statements.ack.calls | tostring), (per(.statements.ack.ms * 1000; .statements.ack.calls) | f0),
+              (.ackRequests | tostring), (per(.statements.ack.ms * 1000; .ackRequests) | f0),
+              (per((.statements.pop.ms + .statements.ack.ms) * 1000; .messages) | f1)] | @tsv)
+    ' "$dir/results.jsonl" | column -t -s $'\t'
+    echo "pop: queen.pop_fused + queen.pop; ack: queen.ack_fused + queen.ack. A fused call serves several requests"
+    echo "(requests: queen_bench's pops, empty ones included, and ack requests)."
     if [[ -s $dir/sizes.jsonl ]]; then
         echo
         echo "== bytes on disk per idle lane (queen.log_partitions + queen.log_consumers + queen.log_cursor_keys, with indexes)"
