@@ -110,17 +110,20 @@ print_table() {
       def f1: if . == null then "-" else ((. * 10 | round) / 10 | tostring) end;
       def per($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
       (["path", "lanes", "pop lanes", "pop calls", "pop µs/call", "pop requests", "pop µs/request", "ack calls",
-        "ack µs/call", "ack requests", "ack µs/request", "pop+ack µs/msg"] | @tsv),
+        "ack µs/call", "ack requests", "ack µs/request", "pop+ack µs/msg", "push µs/msg", "other ms"] | @tsv),
       (.[] | ((.pops // 0) + (.emptyPops // 0)) as $popreq |
              [.path, (.partitions | tostring), (.popLanes | tostring),
               (.statements.pop.calls | tostring), (per(.statements.pop.ms * 1000; .statements.pop.calls) | f0),
               ($popreq | tostring), (per(.statements.pop.ms * 1000; $popreq) | f0),
               (.statements.ack.calls | tostring), (per(.statements.ack.ms * 1000; .statements.ack.calls) | f0),
               (.ackRequests | tostring), (per(.statements.ack.ms * 1000; .ackRequests) | f0),
-              (per((.statements.pop.ms + .statements.ack.ms) * 1000; .messages) | f1)] | @tsv)
+              (per((.statements.pop.ms + .statements.ack.ms) * 1000; .messages) | f1),
+              (per((.statements.push.ms // null) * 1000; .messages) | f1), (.statements.other.ms // 0 | f0)] | @tsv)
     ' "$dir/results.jsonl" | column -t -s $'\t'
     echo "pop: queen.pop_fused + queen.pop; ack: queen.ack_fused + queen.ack. A fused call serves several requests"
-    echo "(requests: queen_bench's pops, empty ones included, and ack requests)."
+    echo "(requests: queen_bench's pops, empty ones included, and ack requests). other: every other top-level statement"
+    echo "of the run, in ms: the broker's background work (stats refresh, housekeeping, notifications), which grows with"
+    echo "the lanes and with the run's length (statements-*.txt)."
     if [[ -s $dir/sizes.jsonl ]]; then
         echo
         echo "== bytes on disk per idle lane (queen.log_partitions + queen.log_consumers + queen.log_cursor_keys, with indexes)"
@@ -336,7 +339,7 @@ run_row() {  # db path P K
           conditionLine: $b.conditionLine}' >>"$RESULTS"
     [[ $rc == 0 ]] || failed=1
     stop_broker
-    say "$label: $(tail -n 1 "$RESULTS" | jq -r '"\(.throughput.endToEnd // 0 | round) msgs/s e2e, \(.msgsPerPop) msgs/pop, dup/gaps/order \(.verification.duplicates)/\(.verification.missing)/\(.verification.orderViolations), \(.result), \(.elapsedSeconds // 0 | round) s"')"
+    say "$label: $(tail -n 1 "$RESULTS" | jq -r '"\(.throughput.endToEnd // 0 | round) msgs/s e2e, \(.msgsPerPop // 0 | . * 10 | round / 10) msgs/pop, dup/gaps/order \(.verification.duplicates)/\(.verification.missing)/\(.verification.orderViolations), \(.result), \(.elapsedSeconds // 0 | round) s"')"
 }
 
 # The top N functions of a callgrind part (inclusive: yes|no), without the frames above the
