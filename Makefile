@@ -7,7 +7,7 @@ BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test check lint browser unit integration integration-ext regress isolation fuzz bench bench-broker bench-calls bench-codec bench-shards bench-snapshot bench-stream soak sanitize clean
+.PHONY: all deps deps-run configure configure-run build build-run web ext ext-install run test check lint browser unit integration integration-ext regress isolation fuzz bench bench-broker bench-calls bench-codec bench-lanes bench-shards bench-snapshot bench-stream soak sanitize clean
 
 all: build
 
@@ -161,6 +161,13 @@ SOURCE ?= .
 bench-calls: ext-install
 	bash bench/callgrind_ops.sh $(SOURCE) stock
 	bash bench/callgrind_ops.sh $(SOURCE) ext
+
+# What a lane costs: the headline load over 100 to 1,000,000 idle partitions, pops of one and
+# of 100 lanes, stock and queen_ext; PostgreSQL µs per pop and ack, CPU per message, bytes per
+# idle lane, a callgrind profile of one claim and one ack (bench/lanes.sh, docs/benchmarks.md
+# "Per-lane cost"). LANES, POP_LANES, PATHS, MESSAGES choose a subset.
+bench-lanes: build ext-install
+	bash bench/lanes.sh $(BUILD_DIR)
 
 sanitize:
 	$(MAKE) BUILD_DIR=build-asan CMAKE_FLAGS=-DQUEEN_SANITIZE=ON test
