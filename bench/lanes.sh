@@ -37,6 +37,10 @@
 #      plan, executor start-up, SPI, B-tree, heap, WAL, commit, queen_ext's entry points) and
 #      the top functions, exclusive and inclusive. The postgres binary is stripped: a static
 #      function shows as its address, labelled with its heaviest caller.
+#   4. latency where lanes are few (RATE > 0): per path, on a copy of the 100-lane template
+#      (when LANES has 100), the same load paced at RATE messages/s (RATE_MESSAGES of them)
+#      with one-lane pops; queen_bench's end-to-end latency (p50, p99), and its pop and ack
+#      request latencies.
 # Then the template at the largest P is compacted (VACUUM FULL of the three tables) and
 # measured again. Prints the table; raw results (one JSON line per row, the template sizes,
 # statement profiles, callgrind files) go to RESULTS_DIR.
@@ -49,6 +53,7 @@
 #   CONNECTIONS [16]  PUSH_BATCH [100]  POP_BATCH [100]  PAYLOAD_BYTES [200]
 #   PRECREATE_BATCH [10000]               lanes per pre-creating push and drain pop
 #   CALLGRIND [1]                         0: no profile;  CALLGRIND_WARMUP [8] pairs before it
+#   RATE [2000]  RATE_MESSAGES [RATE × 20] the paced row of step 4 (RATE=0: none)
 #   MAX_SECONDS [1800]                    time limit of one queen_bench run
 #   RESULTS_DIR [BUILD_DIR/bench-lanes/<UTC time>]
 #   KEEP [0]                              1 keeps the work directory (PostgreSQL's data, logs)
@@ -74,6 +79,8 @@ PAYLOAD_BYTES=${PAYLOAD_BYTES:-200}
 PRECREATE_BATCH=${PRECREATE_BATCH:-10000}
 CALLGRIND=${CALLGRIND:-1}
 CALLGRIND_WARMUP=${CALLGRIND_WARMUP:-8}
+RATE=${RATE:-2000}
+RATE_MESSAGES=${RATE_MESSAGES:-$((RATE * 20))}
 MAX_SECONDS=${MAX_SECONDS:-1800}
 KEEP=${KEEP:-0}
 QUEUE=lanes
@@ -89,6 +96,7 @@ print_table() {
       def f1: if . == null then "-" else ((. * 10 | round) / 10 | tostring) end;
       def f2: if . == null then "-" else ((. * 100 | round) / 100 | tostring) end;
       def per($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
+      map(select((.rate // 0) == 0)) |
       (map(select(.path == "stock" and .partitions == 100 and .popLanes == 1)) | .[0].throughput.endToEnd // null) as $base |
       (["path", "lanes", "pop lanes", "messages", "e2e msgs/s", "÷ base", "msgs/pop", "PG CPU µs/msg", "broker µs/msg",
         "WAL B/msg", "dup/gaps/order", "result"] | @tsv),
@@ -111,7 +119,7 @@ print_table() {
       def per($a; $b): if $a == null or $b == null or $b == 0 then null else $a / $b end;
       (["path", "lanes", "pop lanes", "pop calls", "pop µs/call", "pop requests", "pop µs/request", "ack calls",
         "ack µs/call", "ack requests", "ack µs/request", "pop+ack µs/msg", "push µs/msg", "other ms"] | @tsv),
-      (.[] | ((.pops // 0) + (.emptyPops // 0)) as $popreq |
+      (.[] | select((.rate // 0) == 0) | ((.pops // 0) + (.emptyPops // 0)) as $popreq |
              [.path, (.partitions | tostring), (.popLanes | tostring),
               (.statements.pop.calls | tostring), (per(.statements.pop.ms * 1000; .statements.pop.calls) | f0),
               ($popreq | tostring), (per(.statements.pop.ms * 1000; $popreq) | f0),
@@ -124,6 +132,22 @@ print_table() {
     echo "(requests: queen_bench's pops, empty ones included, and ack requests). other: every other top-level statement"
     echo "of the run, in ms: the broker's background work (stats refresh, housekeeping, notifications), which grows with"
     echo "the lanes and with the run's length (statements-*.txt)."
+    if jq -e -s 'any(.[]; (.rate // 0) > 0)' "$dir/results.jsonl" >/dev/null; then
+        echo
+        echo "== latency at a fixed rate (one-lane pops; queen_bench, ms)"
+        jq -rs '
+          def f1: if . == null then "-" else ((. * 10 | round) / 10 | tostring) end;
+          (["path", "lanes", "rate msgs/s", "messages", "achieved msgs/s", "e2e p50", "e2e p99", "pop p99", "ack p99",
+            "dup/gaps/order", "result"] | @tsv),
+          (.[] | select((.rate // 0) > 0) |
+                 [.path, (.partitions | tostring), (.rate | tostring), (.messages | tostring),
+                  (.throughput.endToEnd | f1), (.latencyMs.endToEnd.p50 | f1), (.latencyMs.endToEnd.p99 | f1),
+                  (.latencyMs.pop.p99 | f1), (.latencyMs.ack.p99 | f1),
+                  "\(.verification.duplicates // "-")/\(.verification.missing // "-")/\(.verification.orderViolations // "-")",
+                  .result] | @tsv)
+        ' "$dir/results.jsonl" | column -t -s $'\t'
+        echo "e2e: from a message's push to its delivery to a consumer; pop, ack: one request's round trip."
+    fi
     if [[ -s $dir/sizes.jsonl ]]; then
         echo
         echo "== bytes on disk per idle lane (queen.log_partitions + queen.log_consumers + queen.log_cursor_keys, with indexes)"
@@ -289,8 +313,15 @@ STATEMENTS_SQL="SELECT CASE WHEN query ~ 'FROM queen\\.pop(_fused)?\\(' THEN 'po
                  WHERE toplevel AND dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
                  GROUP BY 1"
 failed=0
-run_row() {  # db path P K
-    local db=$1 path=$2 p=$3 k=$4 label="$2 P=$3 partitions=$4"
+run_row() {  # db path P K [RATE]
+    local db=$1 path=$2 p=$3 k=$4 rate=${5:-0} label="$2 P=$3 partitions=$4" messages=$MESSAGES
+    local paced=() suffix=$path-P$p-k$k
+    if ((rate > 0)); then
+        label="$label rate=$rate"
+        messages=$RATE_MESSAGES
+        paced=(--rate "$rate")
+        suffix=$suffix-rate$rate
+    fi
     local want=sql
     [[ $path == ext ]] && { pg_sql "$db" "CREATE EXTENSION queen_ext" >/dev/null; want=queen_ext; }
     start_broker "$db" "$want"
@@ -301,7 +332,7 @@ run_row() {  # db path P K
     p0=$(postgres_ticks "$pm"); b0=$(proc_ticks "$BROKER_PID"); m0=$(machine_ticks)
     wal0=$(pg_sql "$db" "SELECT pg_current_wal_lsn()")
     local out=$WORK/bench-$db.json rc=0
-    "$QUEEN_BENCH" --url "$URL" --quiet --mode both --queue "$QUEUE" --messages "$MESSAGES" --partitions "$p" \
+    "$QUEEN_BENCH" --url "$URL" --quiet --mode both --queue "$QUEUE" --messages "$messages" --partitions "$p" "${paced[@]}" \
         --pop-partitions "$k" --connections "$CONNECTIONS" --push-batch "$PUSH_BATCH" --pop-batch "$POP_BATCH" \
         --payload-bytes "$PAYLOAD_BYTES" --max-seconds "$MAX_SECONDS" --label "$label" --json-out "$out" \
         >"$WORK/bench-$db.txt" 2>&1 &
@@ -318,18 +349,19 @@ run_row() {  # db path P K
     pg_sql "$db" "SELECT calls, round(total_exec_time::numeric) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
                          rows, toplevel, left(regexp_replace(query, '\s+', ' ', 'g'), 140) AS query
                     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
-                   ORDER BY total_exec_time DESC LIMIT 20" >"$RESULTS_DIR/statements-$path-P$p-k$k.txt"
-    cp "$WORK/bench-$db.txt" "$RESULTS_DIR/queen_bench-$path-P$p-k$k.txt"
+                   ORDER BY total_exec_time DESC LIMIT 20" >"$RESULTS_DIR/statements-$suffix.txt"
+    cp "$WORK/bench-$db.txt" "$RESULTS_DIR/queen_bench-$suffix.txt"
     [[ -s $out ]] || { echo "lanes.sh: $label: no result (queen_bench exit $rc):" >&2; tail -5 "$WORK/bench-$db.txt" >&2; }
     local bench='{}'
     [[ -s $out ]] && bench=$(tail -n 1 "$out")
-    jq -c -n --argjson b "$bench" --arg path "$path" --argjson p "$p" --argjson k "$k" --argjson n "$MESSAGES" \
+    jq -c -n --argjson b "$bench" --arg path "$path" --argjson p "$p" --argjson k "$k" --argjson n "$messages" \
+        --argjson rate "$rate" \
         --argjson rc "$rc" --argjson st "$stmts" --argjson sz "$sizes" --argjson wal "$wal" \
         --argjson pg "$(awk -v a="$p0" -v b="$p1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')" \
         --argjson br "$(awk -v a="$b0" -v b="$b1" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')" \
         --argjson busy "$(awk -v a="${m0% *}" -v b="${m1% *}" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')" \
         --argjson total "$(awk -v a="${m0#* }" -v b="${m1#* }" -v t="$CLK_TCK" 'BEGIN { printf "%.2f", (b - a) / t }')" \
-        '{path: $path, partitions: $p, popLanes: $k, messages: $n, exitStatus: $rc,
+        '{path: $path, partitions: $p, popLanes: $k, rate: $rate, messages: $n, exitStatus: $rc,
           result: ($b.result // "no result"), throughput: $b.throughput, elapsedSeconds: $b.elapsedSeconds,
           msgsPerPop: $b.consume.avgMessagesPerPop, pops: $b.consume.pops, emptyPops: $b.consume.emptyPops,
           ackRequests: $b.consume.ackRequests, verification: $b.verification,
@@ -446,6 +478,12 @@ for p in $LANES; do
             first_k=0
             pg_sql postgres "DROP DATABASE $db" >/dev/null
         done
+        if ((RATE > 0 && p == 100)); then
+            db=lanes_${path}_${p}_rate
+            copy_template "$tmpl" "$db"
+            run_row "$db" "$path" "$p" 1 "$RATE"
+            pg_sql postgres "DROP DATABASE $db" >/dev/null
+        fi
     done
     if [[ $p == "$MAX_P" ]]; then
         for t in queen.log_partitions queen.log_consumers queen.log_cursor_keys; do pg_sql "$tmpl" "VACUUM FULL $t" >/dev/null; done
