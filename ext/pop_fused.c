@@ -30,8 +30,9 @@ static ext_statement st_register = {
     "SELECT queen.register_group($1, $2, $3)", 3, {TEXTOID, TEXTOID, TIMESTAMPTZOID}, NULL};
 static ext_statement st_queue = {
     "SELECT qu.id, qu.lease_time, qu.delayed_processing, qu.window_buffer,"
-    "       qu.max_wait_time_seconds, queen.claim_floor(qu.id, $2)"
-    "  FROM queen.queues qu WHERE qu.name = $1",
+    "       qu.max_wait_time_seconds, queen.claim_floor(qu.id, $2), r.current"
+    "  FROM queen.queues qu CROSS JOIN queen.group_registration_current($1, $2) r"
+    " WHERE qu.name = $1",
     2, {TEXTOID, TEXTOID}, NULL};
 /* queen.pop_fused's claim query, for every request's partitions at once. */
 static ext_statement st_claim = {
@@ -545,6 +546,8 @@ queen_ext_pop_fused(PG_FUNCTION_ARGS)
     int         n = 0;
     bool        stepwise = true;
     bool        isnull;
+    bool        found;
+    bool        registered = false;
     int64       queue_id;
     int32       lease_time, delayed, window_buffer, max_wait;
     TimestampTz floor;
@@ -559,8 +562,18 @@ queen_ext_pop_fused(PG_FUNCTION_ARGS)
 
     if (SPI_connect() != SPI_OK_CONNECT)
         elog(ERROR, "pop: SPI_connect failed");
-    pop_register_group(&a);
-    if (ext_run(&st_queue, (Datum[]) {a.queue, a.group}) == 0)
+    /* The queue, and whether the group's registration is current (the common case: one
+     * statement); when it is not, queen.register_group, then the queue read again (its claim
+     * floor may have been reset). */
+    for (;;)
+    {
+        found = ext_run(&st_queue, (Datum[]) {a.queue, a.group}) > 0;
+        if (registered || (found && DatumGetBool(ext_column(0, 7, &isnull))))
+            break;
+        pop_register_group(&a);
+        registered = true;
+    }
+    if (!found)
     {
         SPI_finish();
         return (Datum) 0;

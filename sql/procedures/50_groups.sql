@@ -6,6 +6,22 @@
 --   its start, and its last_seen_at is refreshed (at most every 10 s). When it registers it
 --   resets the group's claim floor and takes the queue row FOR UPDATE (30_partitions.sql).
 
+-- queen.group_registration_current(queue, group): one row, whether queen.register_group would
+-- change nothing now: the group is registered on the queue and was seen within the last 10 s.
+-- The pops join it to the statement that reads their queue and call queen.register_group only
+-- when it is not (56_pop_fused.sql, ext/pop_fused.c). A set-returning sql function, so that
+-- the planner inlines it into the caller's plan (a scalar one holding a subquery is not).
+CREATE OR REPLACE FUNCTION queen.group_registration_current(p_queue text, p_group text)
+RETURNS TABLE(current boolean)
+LANGUAGE sql STABLE ROWS 1
+AS $$
+    SELECT EXISTS (SELECT 1 FROM queen.consumer_groups g
+                    WHERE g.queue_name = p_queue AND g.consumer_group = p_group
+                      AND g.last_seen_at >= now() - interval '10 seconds')
+$$;
+COMMENT ON FUNCTION queen.group_registration_current(text, text) IS
+  'Whether queen.register_group would change nothing now: the group is registered and was seen within 10 s.';
+
 CREATE OR REPLACE FUNCTION queen.register_group(p_queue text, p_group text, p_start timestamptz)
 RETURNS void
 LANGUAGE plpgsql
@@ -13,16 +29,15 @@ SET jit = off
 AS $$
 DECLARE
     v_queue_id bigint;
-    v_seen     timestamptz;
     v_start    timestamptz := CASE WHEN p_start IS NULL THEN NULL ELSE least(p_start, now()) END;
 BEGIN
-    SELECT last_seen_at INTO v_seen FROM queen.consumer_groups WHERE queue_name = p_queue AND consumer_group = p_group;
+    IF (SELECT r.current FROM queen.group_registration_current(p_queue, p_group) r) THEN
+        RETURN;
+    END IF;
+    -- Activity for the idle-group expiry, written at most every 10 s per (queue, group).
+    UPDATE queen.consumer_groups SET last_seen_at = now()
+     WHERE queue_name = p_queue AND consumer_group = p_group;
     IF FOUND THEN
-        -- Activity for the idle-group expiry, written at most every 10 s per (queue, group).
-        IF v_seen < now() - interval '10 seconds' THEN
-            UPDATE queen.consumer_groups SET last_seen_at = now()
-             WHERE queue_name = p_queue AND consumer_group = p_group;
-        END IF;
         RETURN;
     END IF;
     -- New cursors may hold messages older than the group's floor of a former registration

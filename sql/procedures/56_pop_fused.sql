@@ -59,6 +59,7 @@ DECLARE
     a_cut       boolean[];     -- per request: its claim stopped on its cover count
     a_start     bigint[];
     a_fin       bigint[];
+    v_registered boolean := false;
 BEGIN
     -- With queen_ext 1.4 the same contract runs in C (ext/pop_fused.c).
     IF p_queue IS NOT NULL AND p_group IS NOT NULL
@@ -74,11 +75,19 @@ BEGIN
                                                                              OR u.b < 1 OR u.m < 1) THEN
         PERFORM queen.refuse_pop_sizes();
     END IF;
-    PERFORM queen.register_group(p_queue, p_group,
-        CASE WHEN p_subscribe_all THEN NULL ELSE coalesce(p_subscription_at, now()) END);
-    SELECT qu.id, qu.lease_time, qu.delayed_processing, qu.window_buffer, qu.max_wait_time_seconds INTO q
-      FROM queen.queues qu WHERE qu.name = p_queue;
-    IF NOT FOUND THEN
+    -- The queue, and whether the group's registration is current (the common case: one
+    -- statement); when it is not, queen.register_group, then the queue read again.
+    LOOP
+        SELECT qu.id, qu.lease_time, qu.delayed_processing, qu.window_buffer, qu.max_wait_time_seconds,
+               r.current AS registered INTO q
+          FROM queen.queues qu CROSS JOIN queen.group_registration_current(p_queue, p_group) r
+         WHERE qu.name = p_queue;
+        EXIT WHEN v_registered OR coalesce(q.registered, false);
+        PERFORM queen.register_group(p_queue, p_group,
+            CASE WHEN p_subscribe_all THEN NULL ELSE coalesce(p_subscription_at, now()) END);
+        v_registered := true;
+    END LOOP;
+    IF q.id IS NULL THEN
         RETURN;
     END IF;
 
