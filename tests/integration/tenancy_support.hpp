@@ -2,6 +2,7 @@
 // Helpers of the Tenancy and TenancyClaims tests (tenancy_delivery, _admin, _observability and
 // _claims_test.cpp): requests as a tenant, push bodies whose payloads name their tenant, and what
 // the database stores under a tenant's key.
+#include "stats_refresh.hpp"
 #include "test_env.hpp"
 
 #include <gtest/gtest.h>
@@ -34,10 +35,8 @@ inline http_reply as_tenant(http_client& c, const std::string& tenant, const std
 // A new stats snapshot, taken by this request: a refresh that another session's (a broker's
 // timer) holds the lock of answers skipped, and is asked again.
 inline void refresh_stats(http_client& c) {
-    ASSERT_TRUE(eventually([&] {
-        const auto r = as_tenant(c, "", "POST", "/api/v1/stats/refresh");
-        return r.status == 200 && !r.json().value("skipped", false);
-    })) << "every stats refresh was skipped";
+    ASSERT_TRUE(refresh_stats_taken([&] { return as_tenant(c, "", "POST", "/api/v1/stats/refresh"); }))
+        << "every stats refresh was skipped";
 }
 
 // A push body of `n` messages to `queue`, partition p1, transaction ids `txid_prefix`0…, payloads naming `tenant`.
