@@ -8,24 +8,15 @@ there is one.
     python3 scripts/check_shard_routes.py --self-test   (the rule catches what it must)"""
 import json
 import pathlib
-import re
 import sys
 
-CALL = re.compile(r"\bqueen\.([a-z_0-9]+)\s*\(")
-# Files that talk to a database as a whole, not through the proxy: the migrator,
-# `queen shards init`, and `queen shards move` (its calls run on each shard database and on
-# each proxy by name).
-SKIPPED = {"schema/migrator.cpp", "schema/shard_proxy_installer.cpp", "store/shard_move_store.cpp"}
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from check_operations import broker_calls  # noqa: E402  (the one scan of the broker's queen.* calls)
 
 
-def called(broker_dir):
-    names = set()
-    for path in sorted(pathlib.Path(broker_dir).rglob("*.cpp")):
-        if path.relative_to(broker_dir).as_posix() in SKIPPED:
-            continue
-        code = re.sub(r"//[^\n]*", "", path.read_text())
-        names.update(m.group(1) for m in CALL.finditer(code))
-    return names
+def called(root):
+    """The bare names of the queen.* functions the broker calls (broker/schema/ aside)."""
+    return {name.split(".", 1)[1] for name in broker_calls(pathlib.Path(root))}
 
 
 def routes(catalogue):
@@ -73,7 +64,7 @@ def main():
         return self_test()
     root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
     described, direct = routes(json.loads((root / "sql/operations.json").read_text()))
-    found = problems(called(root / "broker"), described, direct)
+    found = problems(called(root), described, direct)
     for p in found:
         print(p)
     print(f"check-shard-routes: {len(found)} problem(s)")
