@@ -33,6 +33,22 @@ static ext_statement st_cursors = {
     "  FROM queen.log_consumers lc JOIN queen.queues qu ON qu.id = lc.queue_id"
     " WHERE lc.ctid = ANY ($1)",
     1, {TIDARRAYOID}, NULL};
+/* The fused ack's lock: the group's cursors on the partitions that are free to lock now (SKIP
+ * LOCKED), in partition order, newest version first, each read as locked (a row updated after
+ * the statement's snapshot is locked and read at its newest version). */
+static ext_statement st_lock_free = {
+    "SELECT c.partition_id, c.tid, c.committed, c.lease_id, c.lease_end,"
+    "       coalesce(c.lease_id IS NOT NULL AND c.lease_expires_at > now(), false),"
+    "       (SELECT qu.name FROM queen.queues qu WHERE qu.id = c.queue_id)"
+    "  FROM (SELECT DISTINCT u.pid FROM unnest($2::bigint[]) AS u(pid) ORDER BY u.pid) k"
+    " CROSS JOIN LATERAL ("
+    "    SELECT lc.ctid AS tid, lc.partition_id, lc.committed, lc.lease_id, lc.lease_end,"
+    "           lc.lease_expires_at, lc.queue_id"
+    "      FROM queen.log_consumers lc"
+    "     WHERE lc.partition_id = k.pid AND lc.consumer_group = $1"
+    "     ORDER BY lc.version DESC LIMIT 1"
+    "       FOR UPDATE SKIP LOCKED) c",
+    2, {TEXTOID, INT8ARRAYOID}, NULL};
 static ext_statement st_find_in_span = {
     "SELECT queen.find_in_span($1, $2, $3, $4)", 4, {INT8OID, INT8OID, INT8OID, TEXTOID}, NULL};
 static ext_statement st_past_tombstones = {
@@ -134,24 +150,17 @@ ack_item_cmp(const void *a, const void *b)
     return (x->i > y->i) - (x->i < y->i);
 }
 
-/* Locks and reads the group's cursors on the partitions; returns them sorted by partition. */
+/* The cursors in SPI_tuptable (st_cursors' columns), copied into outer, sorted by partition. */
 static ack_cursor *
-ack_read_cursors(Datum group, ArrayType *pids, MemoryContext outer, int *ncursors)
+ack_cursors_of_rows(uint64 rows, MemoryContext outer)
 {
-    Datum       args[2] = {group, PointerGetDatum(pids)};
-    bool        isnull;
-    Datum       tids;
-    uint64      rows, r;
-    ack_cursor *cursors;
+    ack_cursor *cursors = MemoryContextAllocZero(outer, sizeof(ack_cursor) * Max(rows, 1));
+    uint64      r;
 
-    ext_run(&st_lock, args);
-    tids = ext_column(0, 1, &isnull);
-    args[0] = tids;
-    rows = ext_run(&st_cursors, args);
-    cursors = MemoryContextAllocZero(outer, sizeof(ack_cursor) * Max(rows, 1));
     for (r = 0; r < rows; r++)
     {
         ack_cursor *c = &cursors[r];
+        bool        isnull;
         Datum       v;
         MemoryContext old;
 
@@ -172,7 +181,78 @@ ack_read_cursors(Datum group, ArrayType *pids, MemoryContext outer, int *ncursor
         MemoryContextSwitchTo(old);
     }
     qsort(cursors, rows, sizeof(ack_cursor), ack_cursor_cmp);
+    return cursors;
+}
+
+/* Locks and reads the group's cursors on the partitions; returns them sorted by partition. */
+static ack_cursor *
+ack_read_cursors(Datum group, ArrayType *pids, MemoryContext outer, int *ncursors)
+{
+    Datum       args[2] = {group, PointerGetDatum(pids)};
+    bool        isnull;
+    uint64      rows;
+
+    ext_run(&st_lock, args);
+    args[0] = ext_column(0, 1, &isnull);
+    rows = ext_run(&st_cursors, args);
     *ncursors = (int) rows;
+    return ack_cursors_of_rows(rows, outer);
+}
+
+struct ext_ack_cursors
+{
+    int         n;
+    ack_cursor *cursors;        /* sorted by partition */
+};
+
+ext_ack_cursors *
+ext_ack_lock_free_cursors(Datum group, ArrayType *pids)
+{
+    Datum       args[2] = {group, PointerGetDatum(pids)};
+    ext_ack_cursors *locked = palloc(sizeof(ext_ack_cursors));
+    uint64      rows = ext_run(&st_lock_free, args);
+
+    locked->n = (int) rows;
+    locked->cursors = ack_cursors_of_rows(rows, CurrentMemoryContext);
+    return locked;
+}
+
+int
+ext_ack_locked_count(const ext_ack_cursors *locked)
+{
+    return locked->n;
+}
+
+int64
+ext_ack_locked_partition(const ext_ack_cursors *locked, int i)
+{
+    return locked->cursors[i].pid;
+}
+
+/* The locked cursors on the partitions of the call (pids, NULLs skipped), copied into outer:
+ * the acks of a fused call write only the cursors of the requests it applies. */
+static ack_cursor *
+ack_locked_subset(const ext_ack_cursors *locked, const Datum *pids, const bool *pid_nulls, int n,
+                  MemoryContext outer, int *ncursors)
+{
+    bool       *wanted = palloc0(sizeof(bool) * Max(locked->n, 1));
+    ack_cursor *cursors = MemoryContextAllocZero(outer, sizeof(ack_cursor) * Max(locked->n, 1));
+    int         i, k = 0;
+
+    for (i = 0; i < n; i++)
+    {
+        int         c;
+
+        if (pid_nulls[i])
+            continue;
+        c = ack_find_cursor(locked->cursors, locked->n, DatumGetInt64(pids[i]));
+        if (c >= 0)
+            wanted[c] = true;
+    }
+    for (i = 0; i < locked->n; i++)
+        if (wanted[i])
+            cursors[k++] = locked->cursors[i];
+    *ncursors = k;
     return cursors;
 }
 
@@ -321,7 +401,8 @@ ack_update(const ack_cursor *cursors, int n)
 
 void
 ext_ack_completed_apply(Datum group, ArrayType *a_pids, ArrayType *a_txids, ArrayType *a_offsets,
-                        ArrayType *a_leases, const int *item_numbers, ReturnSetInfo *rsinfo)
+                        ArrayType *a_leases, const ext_ack_cursors *locked, const int *item_numbers,
+                        ReturnSetInfo *rsinfo)
 {
     MemoryContext outer = CurrentMemoryContext;
     Datum      *pids, *txids, *offsets, *leases;
@@ -344,7 +425,8 @@ ext_ack_completed_apply(Datum group, ArrayType *a_pids, ArrayType *a_txids, Arra
 
     if (SPI_connect() != SPI_OK_CONNECT)
         elog(ERROR, "ack_completed: SPI_connect failed");
-    cursors = ack_read_cursors(group, a_pids, outer, &ncursors);
+    cursors = locked != NULL ? ack_locked_subset(locked, pids, pid_nulls, n, outer, &ncursors)
+                             : ack_read_cursors(group, a_pids, outer, &ncursors);
     for (i = 0; i < n; i++)
     {
         items[i].i = i;
@@ -395,6 +477,6 @@ queen_ext_ack_completed(PG_FUNCTION_ARGS)
     if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3) || PG_ARGISNULL(4))
         return (Datum) 0;       /* no acks: queen.ack_completed answers nothing either */
     ext_ack_completed_apply(PG_GETARG_DATUM(0), PG_GETARG_ARRAYTYPE_P(1), PG_GETARG_ARRAYTYPE_P(2),
-                            PG_GETARG_ARRAYTYPE_P(3), PG_GETARG_ARRAYTYPE_P(4), NULL, rsinfo);
+                            PG_GETARG_ARRAYTYPE_P(3), PG_GETARG_ARRAYTYPE_P(4), NULL, NULL, rsinfo);
     return (Datum) 0;
 }

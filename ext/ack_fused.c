@@ -3,10 +3,11 @@
  * alone would apply it when every cursor it names was free to lock now and no earlier
  * request of the call names the same partition; other requests get no row.
  *
- * The cursors are locked by the stock path's statement (a kept SPI plan, SKIP LOCKED); which
- * requests apply is worked out in C; the applied acks are applied in one call: completions
- * only by the C ack of completions directly (what queen.ack would call), anything else by
- * queen.ack, whose walk handles retries, failures and dead letters. */
+ * The cursors are locked, SKIP LOCKED, by one statement that also reads them (a kept SPI plan);
+ * which requests apply is worked out in C; the applied acks are applied in one call:
+ * completions only by the C ack of completions directly, on the cursors read under that lock
+ * (what queen.ack would do after locking them again), anything else by queen.ack, whose walk
+ * handles retries, failures and dead letters. */
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
@@ -21,15 +22,6 @@
 #include "ext_ack.h"
 #include "ext_spi.h"
 
-static ext_statement st_lock = {
-    "SELECT k.pid"
-    "  FROM (SELECT DISTINCT u.pid FROM unnest($2::bigint[]) AS u(pid) ORDER BY u.pid) k"
-    " CROSS JOIN LATERAL ("
-    "    SELECT lc.ctid FROM queen.log_consumers lc"
-    "     WHERE lc.partition_id = k.pid AND lc.consumer_group = $1"
-    "     ORDER BY lc.version DESC LIMIT 1"
-    "       FOR UPDATE SKIP LOCKED) c",
-    2, {TEXTOID, INT8ARRAYOID}, NULL};
 static ext_statement st_ack = {
     "SELECT item, success, msg_offset, noop, dlq, lease_released, error, queue_name"
     "  FROM queen.ack($1, $2, $3, $4, $5, $6, $7)",
@@ -211,15 +203,6 @@ fused_take(int n, const fused_array *requests, const fused_array *pids, const in
     return take;
 }
 
-static int
-fused_int64_cmp(const void *a, const void *b)
-{
-    int64       x = *(const int64 *) a;
-    int64       y = *(const int64 *) b;
-
-    return (x > y) - (x < y);
-}
-
 /* Whether every status at positions take[0..ntake) is 'completed' (queen.ack's test for its
  * set-based form: a NULL status is not). */
 static bool
@@ -251,9 +234,10 @@ queen_ext_ack_fused(PG_FUNCTION_ARGS)
 {
     ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
     fused_array requests, pids, txids, offsets, leases, statuses, errors;
+    ext_ack_cursors *cursors;
     int64      *locked;
     int        *take;
-    int         n, nlocked, ntake;
+    int         n, nlocked, ntake, k;
     uint64      rows, r;
     Datum       args[7];
 
@@ -275,24 +259,31 @@ queen_ext_ack_fused(PG_FUNCTION_ARGS)
 
     if (SPI_connect() != SPI_OK_CONNECT)
         elog(ERROR, "ack_fused: SPI_connect failed");
-    args[0] = PG_GETARG_DATUM(0);
-    args[1] = fused_pick(&pids, NULL, n, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-    rows = ext_run(&st_lock, args);
-    locked = palloc(sizeof(int64) * Max(rows, 1));
-    for (r = 0; r < rows; r++)
-    {
-        bool        isnull;
-
-        locked[r] = DatumGetInt64(ext_column(r, 1, &isnull));
-    }
-    nlocked = (int) rows;
-    qsort(locked, nlocked, sizeof(int64), fused_int64_cmp);
+    cursors = ext_ack_lock_free_cursors(PG_GETARG_DATUM(0),
+                                        DatumGetArrayTypeP(fused_pick(&pids, NULL, n, INT8OID, 8,
+                                                                      FLOAT8PASSBYVAL,
+                                                                      TYPALIGN_DOUBLE)));
+    nlocked = ext_ack_locked_count(cursors);
+    locked = palloc(sizeof(int64) * Max(nlocked, 1));
+    for (k = 0; k < nlocked; k++)
+        locked[k] = ext_ack_locked_partition(cursors, k);    /* in partition order */
 
     take = fused_take(n, &requests, &pids, locked, nlocked, &ntake);
     if (ntake > 0 && fused_all_completed(&statuses, take, ntake))
     {
         int        *items = palloc(sizeof(int) * ntake);
-        int         k;
+        bool        all_locked = true;
+
+        /* An ack without a request number applies even when its cursor was busy: then the
+         * cursors are locked again, waiting, as queen.ack would. */
+        for (k = 0; k < ntake; k++)
+        {
+            bool        isnull;
+            Datum       pid = fused_get(&pids, take[k], &isnull);
+
+            if (!isnull && !fused_locked(locked, nlocked, DatumGetInt64(pid)))
+                all_locked = false;
+        }
 
         for (k = 0; k < ntake; k++)
             items[k] = take[k] + 1;
@@ -305,7 +296,7 @@ queen_ext_ack_fused(PG_FUNCTION_ARGS)
                                                               FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
                                 DatumGetArrayTypeP(fused_pick(&leases, take, ntake, UUIDOID,
                                                               UUID_LEN, false, TYPALIGN_CHAR)),
-                                items, rsinfo);
+                                all_locked ? cursors : NULL, items, rsinfo);
     }
     else if (ntake > 0)
     {

@@ -85,7 +85,7 @@ DECLARE
 BEGIN
     PERFORM queen.push_check_arguments(p_queues, p_partitions, p_counts, p_txids, p_payloads);
     -- With queen_ext 1.3 the same contract runs in C (ext/push.c).
-    IF to_regprocedure('queen_ext.push(text[],text[],integer[],text[],uuid[],text[],text[])') IS NOT NULL THEN
+    IF to_regproc('queen_ext.push') IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_ext.push(p_queues, p_partitions, p_counts, p_txids,
                                                   p_trace_ids, p_producers, p_payloads);
         RETURN;

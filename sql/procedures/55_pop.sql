@@ -384,7 +384,7 @@ LANGUAGE plpgsql
 AS $$
 BEGIN
     IF p_partition IS NULL AND p_queue IS NOT NULL AND p_group IS NOT NULL
-       AND to_regprocedure('queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)') IS NOT NULL THEN
+       AND to_regproc('queen_ext.pop_fused') IS NOT NULL THEN
         -- queen_ext 1.4: queen.pop_fused's C path directly (ext/pop_fused.c).
         RETURN QUERY
             SELECT f.partition_id, f.partition_name, f.lease_id, f.span_start, f.span_end, f.seg_first,

@@ -63,7 +63,7 @@ DECLARE
 BEGIN
     -- With queen_ext 1.4 the same contract runs in C (ext/pop_fused.c).
     IF p_queue IS NOT NULL AND p_group IS NOT NULL
-       AND to_regprocedure('queen_ext.pop_fused(text,text,integer[],integer[],boolean,boolean,timestamptz)') IS NOT NULL THEN
+       AND to_regproc('queen_ext.pop_fused') IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_ext.pop_fused(p_queue, p_group, p_batches, p_max_partitions, p_auto_ack,
                                                        p_subscribe_all, p_subscription_at);
         RETURN;

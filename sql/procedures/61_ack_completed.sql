@@ -27,7 +27,7 @@ DECLARE
     v_tids tid[];
 BEGIN
     -- With queen_ext 1.3 the same contract runs in C (ext/ack_completed.c).
-    IF to_regprocedure('queen_ext.ack_completed(text,bigint[],text[],bigint[],uuid[])') IS NOT NULL THEN
+    IF to_regproc('queen_ext.ack_completed') IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_ext.ack_completed(p_group, p_partition_ids, p_txids, p_offsets, p_lease_ids);
         RETURN;
     END IF;

@@ -39,7 +39,7 @@ DECLARE
     s_errs   text[];
 BEGIN
     -- With queen_ext 1.3 the same contract runs in C (ext/ack_fused.c).
-    IF to_regprocedure('queen_ext.ack_fused(text,integer[],bigint[],text[],bigint[],uuid[],text[],text[])') IS NOT NULL THEN
+    IF to_regproc('queen_ext.ack_fused') IS NOT NULL THEN
         RETURN QUERY SELECT * FROM queen_ext.ack_fused(p_group, p_requests, p_partition_ids, p_txids, p_offsets,
                                                        p_lease_ids, p_statuses, p_errors);
         RETURN;
@@ -77,6 +77,13 @@ BEGIN
            array_agg(p_statuses[x.t] ORDER BY x.o), array_agg(p_errors[x.t] ORDER BY x.o)
       INTO s_pids, s_txids, s_offs, s_leases, s_stats, s_errs
       FROM unnest(v_take) WITH ORDINALITY AS x(t, o);
+    IF 'completed' = ALL (s_stats) THEN
+        -- What queen.ack would call for completions only, without its layer.
+        RETURN QUERY
+            SELECT v_take[r.item], r.success, r.msg_offset, r.noop, r.dlq, r.lease_released, r.error, r.queue_name
+              FROM queen.ack_completed(p_group, s_pids, s_txids, s_offs, s_leases) r;
+        RETURN;
+    END IF;
     RETURN QUERY
         SELECT v_take[r.item], r.success, r.msg_offset, r.noop, r.dlq, r.lease_released, r.error, r.queue_name
           FROM queen.ack(p_group, s_pids, s_txids, s_offs, s_leases, s_stats, s_errs) r;
