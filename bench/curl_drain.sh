@@ -2,14 +2,15 @@
 # The 100,000-partition drain, as a new user would try it with curl and jq only: push
 # MESSAGES messages over PARTITIONS partitions in batches of PUSH_BATCH (message i to
 # partition p<i mod PARTITIONS>, transactionId t<i>, payload {"n": i}), then drain the queue
-# with a loop of queue-wide pops of `partitions=100` and one batch ack per pop, and check
-# that every message came exactly once, in offset order within its partition, with the
-# payload it was pushed with.
+# with CONSUMERS loops side by side, each of queue-wide pops of `partitions=POP_PARTITIONS`
+# (100; 1 is Queen's clients' pattern, one lane per pop) and one batch ack per pop, and check
+# that every message came exactly once, in offset order within its partition (pops ordered by
+# the time their answer arrived), with the payload it was pushed with.
 #
 #   bench/curl_drain.sh URL        (a running broker, e.g. http://127.0.0.1:6632)
 #
 # Environment: MESSAGES [200000]; PARTITIONS [100000]; PUSH_BATCH [1000]; POP_BATCH [100];
-# POP_PARTITIONS [100]; QUEUE [lanes-<random>]; WORK [a temporary directory].
+# POP_PARTITIONS [100]; CONSUMERS [1]; QUEUE [lanes-<random>]; WORK [a temporary directory].
 # Exit status 0 only when the drain verified.
 set -euo pipefail
 URL=${1:?usage: bench/curl_drain.sh URL}
@@ -18,6 +19,7 @@ PARTITIONS=${PARTITIONS:-100000}
 PUSH_BATCH=${PUSH_BATCH:-1000}
 POP_BATCH=${POP_BATCH:-100}
 POP_PARTITIONS=${POP_PARTITIONS:-100}
+CONSUMERS=${CONSUMERS:-1}
 QUEUE=${QUEUE:-lanes-$RANDOM$RANDOM}
 WORK=${WORK:-$(mktemp -d /tmp/queen-drain.XXXXXX)}
 command -v jq >/dev/null || { echo "curl_drain.sh: jq is needed" >&2; exit 1; }
@@ -36,28 +38,48 @@ done
 pushed=$(date +%s.%N)
 echo "pushed $MESSAGES messages over $PARTITIONS partitions in $(echo "$pushed - $started" | bc) s"
 
-: >"$WORK/delivered.tsv"
-pops=0
-empty=0
-while ((empty < 3)); do
-    code=$(curl -s -o "$WORK/pop.json" -w '%{http_code}' \
-        "$URL/api/v1/pop/queue/$QUEUE?batch=$POP_BATCH&partitions=$POP_PARTITIONS")
-    if [[ $code == 204 ]]; then
-        empty=$((empty + 1))
-        sleep 0.2
-        continue
-    fi
-    [[ $code == 200 ]] || { echo "pop answered $code" >&2; exit 1; }
-    empty=0
-    pops=$((pops + 1))
-    jq -r '.messages[] | [.partition, .offset, .transactionId, .data.n] | @tsv' "$WORK/pop.json" >>"$WORK/delivered.tsv"
-    jq -c '{acknowledgments: [.messages[] | {transactionId, partitionId, leaseId, status: "completed"}]}' \
-        "$WORK/pop.json" >"$WORK/ack.json"
-    curl -sf -X POST -H 'Content-Type: application/json' --data-binary @"$WORK/ack.json" \
-        "$URL/api/v1/ack/batch" >"$WORK/acked.json"
-    failed=$(jq '[.[] | select(.success != true)] | length' "$WORK/acked.json")
-    [[ $failed == 0 ]] || { echo "ack after pop $pops: $failed not acknowledged" >&2; exit 1; }
+# drain K: one consumer's loop; its deliveries (answer time, partition, offset, transaction
+# id, n) in delivered-K.tsv, its pop count in pops-K.
+drain() {
+    local k=$1 pops=0 empty=0 code failed at
+    : >"$WORK/delivered-$k.tsv"
+    while ((empty < 3)); do
+        code=$(curl -s -o "$WORK/pop-$k.json" -w '%{http_code}' \
+            "$URL/api/v1/pop/queue/$QUEUE?batch=$POP_BATCH&partitions=$POP_PARTITIONS")
+        at=$(date +%s%N)
+        if [[ $code == 204 ]]; then
+            empty=$((empty + 1))
+            sleep 0.2
+            continue
+        fi
+        [[ $code == 200 ]] || { echo "consumer $k: pop answered $code" >&2; return 1; }
+        empty=0
+        pops=$((pops + 1))
+        # One jq: line 1 the ack body, then one line per message for the check.
+        jq -r --arg at "$at" '({acknowledgments: [.messages[] | {transactionId, partitionId, leaseId,
+                                status: "completed"}]} | tojson),
+                              (.messages[] | [$at, .partition, .offset, .transactionId, .data.n] | @tsv)' \
+            "$WORK/pop-$k.json" >"$WORK/popped-$k"
+        head -n 1 "$WORK/popped-$k" >"$WORK/ack-$k.json"
+        tail -n +2 "$WORK/popped-$k" >>"$WORK/delivered-$k.tsv"
+        curl -sf -X POST -H 'Content-Type: application/json' --data-binary @"$WORK/ack-$k.json" \
+            "$URL/api/v1/ack/batch" >"$WORK/acked-$k.json"
+        # Every answer succeeded (no "success":false in it): checked without another jq.
+        if grep -q '"success":false' "$WORK/acked-$k.json"; then
+            echo "consumer $k: ack after pop $pops: not every message was acknowledged" >&2
+            return 1
+        fi
+    done
+    echo "$pops" >"$WORK/pops-$k"
+}
+pids=()
+for ((k = 1; k <= CONSUMERS; k++)); do
+    drain "$k" &
+    pids+=($!)
 done
+for pid in "${pids[@]}"; do wait "$pid" || { echo "curl_drain.sh: a consumer failed" >&2; exit 1; }; done
+pops=$(cat "$WORK"/pops-* | paste -sd+ | bc)
+sort -n -k1,1 "$WORK"/delivered-*.tsv | cut -f2- >"$WORK/delivered.tsv"
 drained=$(date +%s.%N)
 
 # Verification: each transactionId once, its payload n = its number, its partition
@@ -67,7 +89,9 @@ read -r delivered unique bad_payload bad_order < <(awk -F'\t' -v parts="$PARTITI
       if ("t" $4 != $3 || "p" ($4 % parts) != $1) bad++
       if (($1 in last) && $2 <= last[$1]) order++; last[$1] = $2 }
     END { print n + 0, u + 0, bad + 0, order + 0 }' "$WORK/delivered.tsv")
-echo "drained with $pops pops in $(echo "$drained - $pushed" | bc) s: delivered $delivered, unique $unique," \
+seconds=$(echo "$drained - $pushed" | bc)
+echo "drained with $pops pops by $CONSUMERS consumer(s) (partitions=$POP_PARTITIONS) in $seconds s," \
+     "$(echo "$MESSAGES / $seconds" | bc) msgs/s: delivered $delivered, unique $unique," \
      "missing $((MESSAGES - unique)), duplicates $((delivered - unique)), wrong payload $bad_payload, order violations $bad_order"
 [[ $delivered == "$MESSAGES" && $unique == "$MESSAGES" && $bad_payload == 0 && $bad_order == 0 ]] ||
     { echo "curl_drain.sh: NOT verified (work directory $WORK)" >&2; exit 1; }
