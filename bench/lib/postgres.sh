@@ -1,5 +1,6 @@
 # A private PostgreSQL 15 for benchmarks (sourced): initdb into a directory, start on
-# 127.0.0.1 and a free port with fsync and synchronous_commit on, stop. As root the server
+# 127.0.0.1 and a free port with fsync and synchronous_commit on, stop. PG_CONF_EXTRA (lines
+# of postgresql.conf) is appended for experiments, e.g. PG_CONF_EXTRA='synchronous_commit = off'. As root the server
 # runs as `postgres` (PostgreSQL refuses root). Sets PG_BIN, PG_DATA, PG_PORT, PG_SOCK.
 
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -31,6 +32,7 @@ max_wal_size = 4GB
 shared_preload_libraries = 'pg_stat_statements'
 pg_stat_statements.track = all
 track_functions = all
+${PG_CONF_EXTRA:-}
 CONF
     as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA" -l "$dir/postgres.log" -w -t 60 start >/dev/null
 }
