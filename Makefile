@@ -155,12 +155,14 @@ bench-codec: build ext-install
 	bash bench/compare-codec.sh $(BUILD_DIR)
 
 # Instructions (callgrind) one pgbench call of queen.push, queen.pop and queen.ack costs in a
-# backend, stock and with queen_ext, for the tree SOURCE (default: this one).
+# backend, stock and with queen_ext, for the tree SOURCE (default: this one), sent by
+# pgbench's PROTOCOL (simple, extended: unnamed statements, prepared).
 SOURCE ?= .
+PROTOCOL ?= simple
 
 bench-calls: ext-install
-	bash bench/callgrind_ops.sh $(SOURCE) stock
-	bash bench/callgrind_ops.sh $(SOURCE) ext
+	CGOPS_PROTOCOL=$(PROTOCOL) bash bench/callgrind_ops.sh $(SOURCE) stock
+	CGOPS_PROTOCOL=$(PROTOCOL) bash bench/callgrind_ops.sh $(SOURCE) ext
 
 # What a lane costs: the headline load over 100 to 1,000,000 idle partitions, pops of one and
 # of 100 lanes, stock and queen_ext; PostgreSQL µs per pop and ack, CPU per message, bytes per

@@ -3,7 +3,10 @@
 # and queen.ack costs inside a PostgreSQL 15 backend, driven by pgbench (one client).
 #   MODE: stock (PL/pgSQL only) or ext (CREATE EXTENSION queen_ext before the schema).
 #   Env: CGOPS_CALLS (default 2000) calls per measured run, CGOPS_WARMUP (default 100) calls per
-#   warm-up run, CGOPS_DIR (default: a new /tmp/cgops-MODE-XXXXXX) work directory.
+#   warm-up run, CGOPS_DIR (default: a new /tmp/cgops-MODE-XXXXXX) work directory,
+#   CGOPS_PROTOCOL (default simple) pgbench's query mode: simple (the values in the text),
+#   extended (unnamed statements with parameters, as the broker sends them with
+#   QUEEN_DB_PREPARED_STATEMENTS=false) or prepared (as the broker sends them by default).
 # Setup (normal server): a fresh cluster, SOURCE_TREE's schema (scripts/lib/pg_suite.sh
 # write_schema), queue q with partitions p0..p99 for pushes; queue w (leaseTime 3600) with 200
 # one-message segments in each of p0..p99 (transaction id pJ-OFFSET), groups g and c0..cK each
@@ -16,7 +19,8 @@
 #   ack:     queen.ack(cK, [pid], [pJ-2], offset NULL, lease NULL, completed) of what the pop
 #            runs leased (by transaction id, in the live lease).
 #   pop+ack: one script: pop on w, pJ (random), group g, then ack of that message with the
-#            popped partition id, its transaction id and lease id; each its own transaction.
+#            popped partition id, its transaction id and lease id; each its own transaction
+#            (simple protocol only).
 # Results: the table on stdout and in CGOPS_DIR/results.txt (each run's total Ir too).
 set -euo pipefail
 
@@ -24,6 +28,8 @@ usage() { echo "usage: $0 SOURCE_TREE stock|ext" >&2; exit 2; }
 [[ $# -eq 2 ]] || usage
 SRC=$(cd "$1" && pwd)
 MODE=$2
+PROTOCOL=${CGOPS_PROTOCOL:-simple}
+[[ $PROTOCOL == simple || $PROTOCOL == extended || $PROTOCOL == prepared ]] || usage
 [[ $MODE == stock || $MODE == ext ]] || usage
 CALLS=${CGOPS_CALLS:-2000}
 WARMUP=${CGOPS_WARMUP:-100}
@@ -177,7 +183,7 @@ run() {
   local op=$1 n=$2 app="cgops-$1-$2" pids p ir best=0 bestpid="" s
   shift 2
   s=$(date +%s)
-  if ! PGAPPNAME=$app pgbench -h "$W" -U postgres -n -c 1 -t "$n" --random-seed=$SEED "$@" -f "$W/$op.sql" $DB \
+  if ! PGAPPNAME=$app pgbench -h "$W" -U postgres -n -c 1 -t "$n" -M "$PROTOCOL" --random-seed=$SEED "$@" -f "$W/$op.sql" $DB \
     >"$W/$app.pgbench.log" 2>&1 || ! grep -q "^number of transactions actually processed: $n/$n" "$W/$app.pgbench.log"; then
     echo "callgrind_ops: pgbench $op $n failed:" >&2
     tail -5 "$W/$app.pgbench.log" >&2
@@ -201,16 +207,22 @@ run pop "$WARMUP" -D i=0
 run pop "$CALLS" -D i="$WARMUP"
 run ack "$WARMUP" -D i=0 -D base="$BASE"
 run ack "$CALLS" -D i="$WARMUP" -D base="$BASE"
-run popack "$WARMUP"
-run popack "$CALLS"
+# pop+ack hands the lease to the ack inside a quoted literal, which only the simple
+# protocol substitutes.
+if [[ $PROTOCOL == simple ]]; then
+  run popack "$WARMUP"
+  run popack "$CALLS"
+fi
 pg "$BIN/pg_ctl" -D "$W/data" -m fast -w -t 600 stop >/dev/null
 started=
 wait
 
 {
-  echo "# $SRC ($(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?')), mode $MODE, Ir per call = (Ir($CALLS calls) - Ir($WARMUP calls)) / $((CALLS - WARMUP))"
+  echo "# $SRC ($(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?')), mode $MODE, protocol $PROTOCOL, Ir per call = (Ir($CALLS calls) - Ir($WARMUP calls)) / $((CALLS - WARMUP))"
   printf '%-8s %-6s %14s\n' operation mode "Ir/call"
-  for op in push pop ack popack; do
+  ops="push pop ack"
+  [[ $PROTOCOL == simple ]] && ops="$ops popack"
+  for op in $ops; do
     awk -F'\t' -v op="$op" -v a="$WARMUP" -v b="$CALLS" -v mode="$MODE" '
       $1 == op && $2 == a { ia = $3 } $1 == op && $2 == b { ib = $3 }
       END { printf "%-8s %-6s %14.0f\n", (op == "popack" ? "pop+ack" : op), mode, (ib - ia) / (b - a) }' "$W/runs.tsv"

@@ -34,6 +34,7 @@ db::pg_pool_options pool_options_of(const config::broker_config& cfg, const data
     db::pg_pool_options o;
     o.conninfo = database.request_conninfo();
     o.size = cfg.pool_size;
+    o.prepared_statements = cfg.db_prepared_statements;
     o.on_acquire_waited = [&prometheus](std::chrono::steady_clock::duration d) {
         prometheus.pool_waited(std::chrono::duration<double>(d).count());
     };
@@ -99,6 +100,7 @@ metrics::activity_recorder_options recorder_options_of(const config::broker_conf
 services::housekeeper_options housekeeper_options_of(const config::broker_config& cfg, const std::string& conninfo,
                                                      metrics::prometheus_metrics& prometheus) {
     return {conninfo,
+            cfg.db_prepared_statements,
             cfg.housekeeping_interval,
             cfg.claim_floor_interval,
             cfg.stats_interval,

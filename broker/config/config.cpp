@@ -234,6 +234,7 @@ broker_config from_map(const std::map<std::string, std::string>& env) {
     check_database(c);
     if (auto v = r.number("pool_size", {"QUEEN_DB_POOL_SIZE", "DB_POOL_SIZE"}, 1, 1000))
         c.pool_size = static_cast<std::size_t>(*v);
+    if (auto v = r.boolean("db_prepared_statements", {"QUEEN_DB_PREPARED_STATEMENTS"})) c.db_prepared_statements = *v;
     if (auto v =
             r.number("db_statement_timeout_ms", {"QUEEN_DB_STATEMENT_TIMEOUT_MS", "DB_STATEMENT_TIMEOUT"}, 0, 86400000))
         c.db_statement_timeout = ms(*v);
@@ -370,6 +371,7 @@ std::string describe(const broker_config& c) {
         {"threads", std::to_string(c.threads)},
         {"database", c.embedded ? std::string("embedded") : redact_conninfo(c.conninfo)},
         {"pool_size", std::to_string(c.pool_size)},
+        {"db_prepared_statements", c.db_prepared_statements ? "true" : "false"},
         {"db_statement_timeout_ms", std::to_string(c.db_statement_timeout.count())},
         {"db_sslmode", c.db_sslmode.empty() ? std::string("(the connection string's)") : c.db_sslmode},
         {"db_keepalives_idle_s", std::to_string(c.db_keepalives_idle.count())},

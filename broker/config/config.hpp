@@ -32,6 +32,9 @@ struct broker_config {
     bool embedded = true;
     std::string embedded_data_dir;  // QUEEN_DATA_DIR
     std::size_t pool_size = 0;      // 0: derived from the cores
+    // Statements with parameters run prepared, once per connection (QUEEN_DB_PREPARED_STATEMENTS;
+    // off behind a pooler that shares server connections between transactions).
+    bool db_prepared_statements = true;
     // Hardening of every database connection (docs/deployment.md): TCP keepalives and user
     // timeout, the sslmode to ask for (empty: the conninfo's or libpq's), and the statement
     // timeout of request connections (0: none).

@@ -183,14 +183,60 @@ asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_p
         formats[i] = p.binary ? 1 : 0;
     }
 
-    busy_ = true;
-    if (!PQsendQueryParams(conn_, sql.c_str(), n, nullptr, values.data(), lengths.data(), formats.data(),
-                           static_cast<int>(format))) {
-        if (PQstatus(conn_) != CONNECTION_OK) fail(kConnectionFailure, "cannot send the statement");
-        busy_ = false;
-        throw pg_error(pg_error_kind::other, "", trimmed(PQerrorMessage(conn_)));
+    // A statement with parameters runs prepared: parsed, analysed and planned once per
+    // connection. One the server no longer has, or whose plan can no longer be used (a
+    // function it calls was replaced with another result type), is prepared again, once,
+    // when the failure ended no transaction block of the caller's.
+    for (int attempt = 0; prepare_statements_ && n > 0; ++attempt) {
+        const std::optional<std::string> name = co_await prepared_name(sql, n);
+        if (!name) break;  // over the cap: an unnamed statement
+        bool stale = false;
+        busy_ = true;
+        if (!PQsendQueryPrepared(conn_, name->c_str(), n, values.data(), lengths.data(), formats.data(),
+                                 static_cast<int>(format)))
+            send_failed();
+        try {
+            co_return co_await finish();
+        } catch (const pg_error& e) {
+            stale = attempt == 0 && stale_prepared(e) && transaction_status() == PQTRANS_IDLE;
+            if (!stale) throw;
+        }
+        prepared_.erase(sql);
     }
 
+    busy_ = true;
+    if (!PQsendQueryParams(conn_, sql.c_str(), n, nullptr, values.data(), lengths.data(), formats.data(),
+                           static_cast<int>(format)))
+        send_failed();
+    co_return co_await finish();
+}
+
+bool pg_connection::stale_prepared(const pg_error& e) {
+    // 26000: the statement is gone (DEALLOCATE, DISCARD ALL); 0A000 with this text: a plan
+    // cached before a function it calls changed its result type.
+    return e.sqlstate() == "26000" ||
+           (e.sqlstate() == "0A000" &&
+            std::string_view(e.what()).find("cached plan must not change") != std::string_view::npos);
+}
+
+void pg_connection::send_failed() {
+    if (PQstatus(conn_) != CONNECTION_OK) fail(kConnectionFailure, "cannot send the statement");
+    busy_ = false;
+    throw pg_error(pg_error_kind::other, "", trimmed(PQerrorMessage(conn_)));
+}
+
+asio::awaitable<std::optional<std::string>> pg_connection::prepared_name(const std::string& sql, int params) {
+    if (auto it = prepared_.find(sql); it != prepared_.end()) co_return it->second;
+    if (prepared_.size() >= max_prepared_statements) co_return std::nullopt;
+    std::string name = "queen_" + std::to_string(++prepared_count_);
+    busy_ = true;
+    if (!PQsendPrepare(conn_, name.c_str(), sql.c_str(), params, nullptr)) send_failed();
+    (void)co_await finish();  // a statement that cannot be prepared fails as it would run
+    prepared_.emplace(sql, name);
+    co_return name;
+}
+
+asio::awaitable<pg_result> pg_connection::finish() {
     // Flush: the socket is non-blocking, so large statements may need several rounds.
     for (;;) {
         const int r = PQflush(conn_);

@@ -18,12 +18,19 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace queen::db {
+
+// Statements a connection keeps prepared at most; past that, statements run unnamed. The
+// store's texts are constants, a few dozen in all; the cap bounds a caller that builds them.
+inline constexpr std::size_t max_prepared_statements = 256;
 
 class pg_connection {
 public:
@@ -43,11 +50,17 @@ public:
     // Must be awaited from a coroutine running on executor().
     boost::asio::awaitable<void> connect(std::string conninfo, std::chrono::milliseconds timeout);
 
-    // Sends one statement with PQsendQueryParams and collects its result; throws pg_error.
-    // Connection failures (and SQLSTATEs classified connection_lost) mark it broken.
-    // Takes its arguments by value so that the returned awaitable owns them (the bytes the
-    // pg_param views point to must stay alive until it completes).
+    // Runs one statement and collects its result; throws pg_error. A statement with
+    // parameters runs as a statement this connection prepared the first time it met its text
+    // (when preparing is on), any other with PQsendQueryParams. Connection failures (and
+    // SQLSTATEs classified connection_lost) mark it broken. Takes its arguments by value so
+    // that the returned awaitable owns them (the bytes the pg_param views point to must stay
+    // alive until it completes).
     boost::asio::awaitable<pg_result> exec(std::string sql, std::vector<pg_param> params, result_format format);
+
+    // Whether statements with parameters are prepared (on by default; off behind a pooler
+    // that does not keep a server connection per client connection).
+    void prepare_statements(bool on) noexcept { prepare_statements_ = on; }
 
     // Waits until the socket is readable, then PQconsumeInput; throws pg_error(connection_lost)
     // when the connection failed or was cancelled. Used by the listener.
@@ -72,6 +85,14 @@ private:
     [[noreturn]] void fail(const char* sqlstate, std::string_view context);
     void watch_socket();  // (re)wraps PQsocket() in socket_
     void unwatch_socket() noexcept;
+    // Flushes the statement sent, collects its one result, turns an error into pg_error.
+    boost::asio::awaitable<pg_result> finish();
+    // The name of sql prepared on this connection, preparing it first when new; nullopt past
+    // max_prepared_statements. Throws what preparing raised.
+    boost::asio::awaitable<std::optional<std::string>> prepared_name(const std::string& sql, int params);
+    [[noreturn]] void send_failed();
+    // Whether a prepared statement failed only because the server lost or outdated it.
+    static bool stale_prepared(const pg_error& e);
 
     PGconn* conn_ = nullptr;
     boost::asio::posix::stream_descriptor socket_;
@@ -79,6 +100,9 @@ private:
     bool busy_ = false;
     bool cancelled_ = false;
     bool timed_out_ = false;
+    bool prepare_statements_ = true;
+    std::unordered_map<std::string, std::string> prepared_;  // statement text → its name here
+    std::size_t prepared_count_ = 0;
 };
 
 }  // namespace queen::db

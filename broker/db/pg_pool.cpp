@@ -129,6 +129,7 @@ asio::awaitable<pooled_connection> pg_pool_state::open_new() {
     std::unique_ptr<pg_connection> conn;
     try {
         conn = co_await pg_connection::open(executor_, options_.conninfo, options_.acquire_timeout);
+        conn->prepare_statements(options_.prepared_statements);
     } catch (...) {
         free_slot();
         throw;

@@ -1,7 +1,8 @@
 #pragma once
 // Asynchronous libpq connection pool: no thread ever blocks on a query. Each connection's
-// socket is watched by Asio; queries are sent with PQsendQueryParams and results collected
-// as the socket becomes readable.
+// socket is watched by Asio; statements with parameters are prepared once per connection and
+// sent with PQsendQueryPrepared (or, with prepared_statements off, PQsendQueryParams), and
+// results collected as the socket becomes readable.
 #include "db/pg_error.hpp"
 #include "db/pg_result.hpp"
 
@@ -55,6 +56,8 @@ struct pg_pool_options {
     std::string conninfo;                              // libpq connection string
     std::size_t size = 4;                              // maximum open connections
     std::chrono::milliseconds acquire_timeout{10000};  // then pg_error(connection_lost)
+    // Statements with parameters run prepared, once per connection (pg_connection::exec).
+    bool prepared_statements = true;
     // Optional observers (metrics): how long an acquirer that found no free connection waited,
     // and the SQLSTATE of each failed statement (errors our procedures raise excluded).
     std::function<void(std::chrono::steady_clock::duration)> on_acquire_waited;

@@ -30,6 +30,7 @@ housekeeper::housekeeper(asio::any_io_executor executor, housekeeper_options opt
     db::pg_pool_options pool_options;
     pool_options.conninfo = options_.conninfo;
     pool_options.size = 1;
+    pool_options.prepared_statements = options_.prepared_statements;
     pool_ = std::make_shared<db::pg_pool>(executor_, pool_options);
 }
 

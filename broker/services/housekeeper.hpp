@@ -19,6 +19,7 @@ namespace queen::services {
 
 struct housekeeper_options {
     std::string conninfo;
+    bool prepared_statements = true;  // db::pg_pool_options::prepared_statements
     std::chrono::milliseconds interval{60000};
     std::chrono::milliseconds claim_floor_interval{1000};
     std::chrono::milliseconds stats_interval{10000};  // refresh of the stats snapshot

@@ -551,3 +551,98 @@ TEST(Embedded, DefaultDataDir) {
     else
         EXPECT_EQ(dir.filename(), "pgdata");
 }
+
+namespace {
+
+// How many times the prepared statement whose text contains `marker` ran on this connection
+// (generic and custom plans; -1: no such statement here).
+asio::awaitable<long> prepared_runs(pooled_connection& conn, const std::string& marker) {
+    auto res = co_await conn.exec("SELECT coalesce(sum(generic_plans + custom_plans), -1)::int8 FROM pg_prepared_statements "
+                                  "WHERE statement LIKE '%" +
+                                  marker + "%' AND statement NOT LIKE '%pg_prepared_statements%'");
+    co_return static_cast<long>(res.int64(0, 0));
+}
+
+// Runs sql with one text parameter on conn (the vector is built outside the co_await: g++ 12
+// miscompiles braced lists inside one).
+asio::awaitable<db_result> exec1(pooled_connection& conn, std::string sql, std::string arg) {
+    std::vector<pg_param> params;
+    params.push_back(pg_param::text(arg));
+    co_return co_await conn.exec(sql, params);
+}
+
+}  // namespace
+
+TEST(PgPool, StatementsWithParametersArePreparedOncePerConnection) {
+    auto& cluster = shared_cluster();
+    runner r(2);
+    pg_pool pool(r.executor(), options_for(cluster, 1));
+    r.run([&]() -> asio::awaitable<void> {
+        auto conn = co_await pool.acquire();
+        for (int i = 1; i <= 3; ++i) {
+            auto res = co_await exec1(conn, "SELECT $1::int8 + 40 AS prep_once", std::to_string(i));
+            EXPECT_EQ(res.int64(0, 0), 40 + i);
+        }
+        EXPECT_EQ(co_await prepared_runs(conn, "AS prep_once"), 3);
+        // Without parameters: unnamed, nothing kept.
+        co_await conn.exec("SELECT 1 AS prep_none");
+        EXPECT_EQ(co_await prepared_runs(conn, "AS prep_none"), -1);
+    }());
+}
+
+TEST(PgPool, PreparedStatementsOffRunsEveryStatementUnnamed) {
+    auto& cluster = shared_cluster();
+    runner r(2);
+    auto opts = options_for(cluster, 1);
+    opts.prepared_statements = false;
+    pg_pool pool(r.executor(), opts);
+    r.run([&]() -> asio::awaitable<void> {
+        auto conn = co_await pool.acquire();
+        auto res = co_await exec1(conn, "SELECT $1::int8 * 2 AS prep_off", "21");
+        EXPECT_EQ(res.int64(0, 0), 42);
+        EXPECT_EQ(co_await prepared_runs(conn, "AS prep_off"), -1);
+    }());
+}
+
+TEST(PgPool, PreparedStatementIsPreparedAgainWhenTheServerLostOrOutdatedIt) {
+    auto& cluster = shared_cluster();
+    cluster.run_sql("DROP FUNCTION IF EXISTS prep_f(int8); CREATE FUNCTION prep_f(x int8) RETURNS int8 "
+                    "LANGUAGE sql AS 'SELECT x + 1'");
+    runner r(2);
+    pg_pool pool(r.executor(), options_for(cluster, 1));
+    r.run([&]() -> asio::awaitable<void> {
+        auto conn = co_await pool.acquire();
+        EXPECT_EQ((co_await exec1(conn, "SELECT prep_f($1::int8) AS v", "1")).int64(0, 0), 2);
+        // The server forgot every prepared statement (DISCARD ALL, DEALLOCATE ALL).
+        co_await conn.exec("DEALLOCATE ALL");
+        EXPECT_EQ((co_await exec1(conn, "SELECT prep_f($1::int8) AS v", "2")).int64(0, 0), 3);
+        EXPECT_EQ(co_await prepared_runs(conn, "prep_f($1::int8) AS v"), 1);
+    }());
+    // The function now returns text: the cached plan's result type no longer holds.
+    cluster.run_sql("DROP FUNCTION prep_f(int8); CREATE FUNCTION prep_f(x int8) RETURNS text "
+                    "LANGUAGE sql AS 'SELECT ''n'' || x'");
+    r.run([&]() -> asio::awaitable<void> {
+        auto conn = co_await pool.acquire();
+        EXPECT_EQ((co_await exec1(conn, "SELECT prep_f($1::int8) AS v", "3")).text(0, 0), "n3");
+        // Inside the caller's transaction block the failure aborted it: not retried, reported.
+        co_await conn.exec("BEGIN");
+        co_await conn.exec("DEALLOCATE ALL");
+        try {
+            co_await exec1(conn, "SELECT prep_f($1::int8) AS v", "4");
+            ADD_FAILURE() << "a lost prepared statement inside a transaction block must fail";
+        } catch (const pg_error& e) {
+            EXPECT_EQ(e.sqlstate(), "26000");
+        }
+        co_await conn.exec("ROLLBACK");
+        EXPECT_EQ((co_await exec1(conn, "SELECT prep_f($1::int8) AS v", "5")).text(0, 0), "n5");
+        // A statement that cannot be prepared fails as it would run, and is not kept.
+        try {
+            co_await exec1(conn, "SELECT $1::int8 +", "1");
+            ADD_FAILURE() << "a syntax error must fail";
+        } catch (const pg_error& e) {
+            EXPECT_EQ(e.sqlstate(), "42601");
+        }
+        EXPECT_EQ((co_await exec1(conn, "SELECT $1::int8 - 1 AS prep_after", "8")).int64(0, 0), 7);
+    }());
+    cluster.run_sql("DROP FUNCTION prep_f(int8)");
+}
