@@ -25,10 +25,13 @@ build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # The broker alone, with the dashboard it serves (web/dist, committed, embedded at build
-# time): no test or benchmark binary, so a fresh machine needs only the run dependencies.
+# time): no test or benchmark binary, so a fresh machine needs only the run dependencies. A
+# build directory configured already keeps its tests and benchmarks (make run between make
+# build and make test turns nothing off).
 configure-run: deps-run
 	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DQUEEN_WERROR=ON \
-		-DQUEEN_BUILD_TESTS=OFF -DQUEEN_BUILD_BENCH=OFF $(CMAKE_FLAGS) > /dev/null
+		$(if $(wildcard $(BUILD_DIR)/CMakeCache.txt),,-DQUEEN_BUILD_TESTS=OFF -DQUEEN_BUILD_BENCH=OFF) \
+		$(CMAKE_FLAGS) > /dev/null
 
 build-run: configure-run
 	@cmake --build $(BUILD_DIR) --target queen -j $(JOBS)
