@@ -190,7 +190,6 @@ asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_p
     for (int attempt = 0; prepare_statements_ && n > 0; ++attempt) {
         const std::optional<std::string> name = co_await prepared_name(sql, n);
         if (!name) break;  // over the cap: an unnamed statement
-        bool stale = false;
         busy_ = true;
         if (!PQsendQueryPrepared(conn_, name->c_str(), n, values.data(), lengths.data(), formats.data(),
                                  static_cast<int>(format)))
@@ -198,9 +197,10 @@ asio::awaitable<pg_result> pg_connection::exec(std::string sql, std::vector<pg_p
         try {
             co_return co_await finish();
         } catch (const pg_error& e) {
-            stale = attempt == 0 && stale_prepared(e) && transaction_status() == PQTRANS_IDLE;
-            if (!stale) throw;
+            if (attempt > 0 || !stale_prepared(e) || transaction_status() != PQTRANS_IDLE) throw;
         }
+        // Forgotten here; an outdated one stays on the server under its old name until the
+        // connection closes (a schema change, so rare).
         prepared_.erase(sql);
     }
 
