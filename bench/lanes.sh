@@ -201,18 +201,13 @@ BROKER_PID=""
 BENCH_PID=""
 
 stop_broker() {
-    [[ -n $BROKER_PID ]] || return 0
-    kill -TERM "$BROKER_PID" 2>/dev/null || true
-    wait "$BROKER_PID" 2>/dev/null || true
+    stop_process "$BROKER_PID"
     BROKER_PID=""
 }
 cleanup() {
     local rc=$?
     trap - EXIT INT TERM
-    if [[ -n $BENCH_PID ]]; then
-        kill -TERM "$BENCH_PID" 2>/dev/null || true
-        wait "$BENCH_PID" 2>/dev/null || true
-    fi
+    stop_process "$BENCH_PID"
     stop_broker
     pg_stop
     if [[ $KEEP == 1 || $rc != 0 ]]; then echo "lanes.sh: work directory kept: $WORK" >&2; else rm -rf "$WORK"; fi

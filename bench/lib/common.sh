@@ -45,3 +45,10 @@ machine_ticks() {
 rss_kib() {
     awk '/^VmRSS:/ {print $2; found=1} END {if (!found) print 0}' "/proc/$1/status" 2>/dev/null || echo 0
 }
+
+# stop_process PID: SIGTERM to PID (if set and alive) and wait for it; never fails.
+stop_process() {
+    [[ -n ${1:-} ]] || return 0
+    kill -TERM "$1" 2>/dev/null || true
+    wait "$1" 2>/dev/null || true
+}
